@@ -1,0 +1,182 @@
+"""Pieces shared by the `hl` and `ll` dialects: base op classes and checks.
+
+Verifier messages follow MLIR's shape, `'hl.add' op operand 'rhs' ...`, and
+always name the operand and the expected vs the given type or shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, NoReturn
+
+from xdsl.dialects.builtin import (
+    I64,
+    DenseArrayBase,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    f64,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    VarConstraint,
+    base,
+    operand_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from irtensor import dtypes, shapes
+
+INT_ARRAY = DenseArrayBase.constr(i64)
+F64_ATTR = FloatAttr[Float64Type]
+I64_ATTR = IntegerAttr[I64]
+
+ELEMENT_KINDS: dict[str, str] = {
+    "float": "a floating-point element type (f16, bf16, f32, f64)",
+    "int": "an integer element type (i32, i64)",
+    "bool": "the boolean element type i1",
+    "numeric": "a numeric element type (f16, bf16, f32, f64, i32, i64)",
+    "any": "a supported element type",
+}
+
+
+def fail(op: Operation, message: str) -> NoReturn:
+    raise VerifyException(f"'{op.name}' op {message}")
+
+
+def int_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def ints(attr: DenseArrayBase) -> tuple[int, ...]:
+    return tuple(int(v) for v in attr.get_values())
+
+
+def f64_attr(value: float) -> FloatAttr:
+    return FloatAttr(value, f64)
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def element_of(value: SSAValue | Attribute) -> Attribute:
+    t = value.type if isinstance(value, SSAValue) else value
+    assert isinstance(t, TensorType)
+    return t.element_type
+
+
+def has_kind(element: Attribute, kind: str) -> bool:
+    if not dtypes.is_supported(element):
+        return False
+    return {
+        "float": dtypes.is_float(element),
+        "int": dtypes.is_int(element),
+        "bool": dtypes.is_bool(element),
+        "numeric": dtypes.is_float(element) or dtypes.is_int(element),
+        "any": True,
+    }[kind]
+
+
+def check_elements(op: Operation, name: str, value: SSAValue | Attribute, kind: str) -> None:
+    """The operand (or result) `name` must hold elements of `kind`."""
+    t = value.type if isinstance(value, SSAValue) else value
+    if not isinstance(t, TensorType):
+        fail(op, f"{name} must be a tensor, got {t}")
+    element = t.element_type
+    if not has_kind(element, kind):
+        fail(op, f"{name} has element type {element}, expected {ELEMENT_KINDS[kind]}")
+
+
+def check_same_element(op: Operation, names: Sequence[str], values: Sequence[SSAValue]) -> None:
+    first = element_of(values[0])
+    for name, v in zip(names[1:], values[1:], strict=True):
+        if element_of(v) != first:
+            fail(
+                op,
+                f"operand '{name}' has element type {element_of(v)}, expected {first} "
+                f"(the element type of '{names[0]}')",
+            )
+
+
+def check_result(op: Operation, result: SSAValue, shape: Sequence[int], element: Attribute) -> None:
+    want = TensorType(element, list(shape))
+    if result.type != want:
+        fail(op, f"result type is {result.type}, expected {want}")
+
+
+def shape_rule(op: Operation, rule, *args):  # type: ignore[no-untyped-def]
+    """Run a `shapes` rule and report its failure as this op's verify error."""
+    try:
+        return rule(*args)
+    except shapes.ShapeError as e:
+        fail(op, str(e))
+
+
+class SameTypeUnaryOp(IRDLOperation):
+    """`%r = <op> %x : tensor<...>`: one operand, result of the same type."""
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    input = operand_def(T)
+    res = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($res)"
+    ELEMENTS: ClassVar[str] = "float"
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[input.type])
+
+    def verify_(self) -> None:
+        check_elements(self, "operand 'input'", self.input, self.ELEMENTS)
+
+
+class CastOpBase(IRDLOperation):
+    """`%r = <op> %x : tensor<4xf32> -> tensor<4xi32>`: any element type to any other."""
+
+    input = operand_def(TensorType)
+    res = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($res)"
+
+    def __init__(self, input: SSAValue, element: Attribute):
+        super().__init__(
+            operands=[input], result_types=[TensorType(element, list(shape_of(input)))]
+        )
+
+    def verify_(self) -> None:
+        check_elements(self, "operand 'input'", self.input, "any")
+        check_elements(self, "result", self.res, "any")
+        check_result(self, self.res, shape_of(self.input), element_of(self.res))
+
+
+def result_element(lhs: SSAValue, compare: bool) -> Attribute:
+    return i1 if compare else element_of(lhs)
+
+
+__all__ = [
+    "F64_ATTR",
+    "I64_ATTR",
+    "INT_ARRAY",
+    "CastOpBase",
+    "SameTypeUnaryOp",
+    "check_elements",
+    "check_result",
+    "check_same_element",
+    "element_of",
+    "f64_attr",
+    "fail",
+    "int_array",
+    "ints",
+    "result_element",
+    "shape_of",
+    "shape_rule",
+]

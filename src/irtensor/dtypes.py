@@ -1,0 +1,85 @@
+"""Element types: the IR's builtin types and their numpy counterparts.
+
+irtensor's tensors hold one of seven element types. In the IR they are xDSL's
+builtin types (`f32`, `i1`, ...); in the reference interpreter and at the
+boundary to the user they are numpy dtypes (bfloat16 comes from `ml_dtypes`).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    TensorType,
+    bf16,
+    f16,
+    f32,
+    f64,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute
+
+FLOAT_TYPES: tuple[Attribute, ...] = (f16, bf16, f32, f64)
+INT_TYPES: tuple[Attribute, ...] = (i32, i64)
+BOOL_TYPE: Attribute = i1
+ELEMENT_TYPES: tuple[Attribute, ...] = (*FLOAT_TYPES, *INT_TYPES, BOOL_TYPE)
+
+_TO_NUMPY: dict[Attribute, np.dtype] = {
+    f16: np.dtype(np.float16),
+    bf16: np.dtype(ml_dtypes.bfloat16),
+    f32: np.dtype(np.float32),
+    f64: np.dtype(np.float64),
+    i32: np.dtype(np.int32),
+    i64: np.dtype(np.int64),
+    i1: np.dtype(np.bool_),
+}
+_FROM_NUMPY: dict[np.dtype, Attribute] = {v: k for k, v in _TO_NUMPY.items()}
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
+
+
+def is_int(t: Attribute) -> bool:
+    """A signed integer type other than i1 (bool)."""
+    return isinstance(t, IntegerType) and t.width.data > 1
+
+
+def is_bool(t: Attribute) -> bool:
+    return t == i1
+
+
+def is_supported(t: Attribute) -> bool:
+    return t in _TO_NUMPY
+
+
+def to_numpy(t: Attribute) -> np.dtype:
+    """The numpy dtype of an element type (`f32` -> float32)."""
+    if t not in _TO_NUMPY:
+        raise TypeError(f"unsupported element type {t}")
+    return _TO_NUMPY[t]
+
+
+def from_numpy(dtype: np.dtype | type) -> Attribute:
+    """The element type of a numpy dtype (float32 -> `f32`)."""
+    dt = np.dtype(dtype)
+    if dt not in _FROM_NUMPY:
+        names = ", ".join(str(d) for d in _FROM_NUMPY)
+        raise TypeError(f"unsupported dtype {dt}; irtensor supports {names}")
+    return _FROM_NUMPY[dt]
+
+
+def tensor_type(shape: tuple[int, ...] | list[int], element: Attribute) -> TensorType:
+    return TensorType(element, list(shape))
+
+
+def type_of(array: np.ndarray) -> TensorType:
+    """The tensor type that describes a numpy array."""
+    return tensor_type(array.shape, from_numpy(array.dtype))
