@@ -6,6 +6,7 @@ always name the operand and the expected vs the given type or shape.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar, NoReturn
 
@@ -26,9 +27,12 @@ from xdsl.irdl import (
     VarConstraint,
     base,
     operand_def,
+    prop_def,
     result_def,
     traits_def,
 )
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -49,6 +53,47 @@ ELEMENT_KINDS: dict[str, str] = {
 
 def fail(op: Operation, message: str) -> NoReturn:
     raise VerifyException(f"'{op.name}' op {message}")
+
+
+def scalar_attr(value: float | int | bool, element: Attribute) -> FloatAttr | IntegerAttr:
+    """The typed attribute that holds one scalar of `element` type."""
+    if dtypes.is_float(element):
+        return FloatAttr(float(value), element)  # type: ignore[arg-type]
+    if dtypes.is_bool(element):
+        return IntegerAttr(int(bool(value)), element)  # type: ignore[arg-type]
+    return IntegerAttr(int(value), element)  # type: ignore[arg-type]
+
+
+def scalar_value(attr: Attribute) -> float | int | bool:
+    assert isinstance(attr, FloatAttr | IntegerAttr)
+    if isinstance(attr, IntegerAttr) and dtypes.is_bool(attr.type):
+        return bool(attr.value.data)
+    return attr.value.data
+
+
+def format_scalar(value: float | int | bool) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    return str(value)
+
+
+def parse_scalar(parser: Parser) -> float | int | bool:
+    """`1`, `-2.5`, `1e-3`, `true`, `inf`, `-inf`, `nan`."""
+    negative = parser.parse_optional_punctuation("-") is not None
+    if (word := parser.parse_optional_keyword_in(("inf", "nan"))) is not None:
+        value: float | int | bool = math.inf if word == "inf" else math.nan
+    elif not negative and (flag := parser.parse_optional_boolean()) is not None:
+        return flag
+    else:
+        value = parser.parse_number(context_msg=" (a scalar: number, true, false, inf or nan)")
+    return -value if negative else value
+
 
 
 def int_array(values: Sequence[int]) -> DenseArrayBase:
@@ -160,6 +205,56 @@ class CastOpBase(IRDLOperation):
 
 def result_element(lhs: SSAValue, compare: bool) -> Attribute:
     return i1 if compare else element_of(lhs)
+
+
+class PadOpBase(IRDLOperation):
+    """Shared properties and syntax of `ll.pad` and `hl.pad`.
+
+    `%r = <op> %x low [1, 0] high [0, 2] value -inf : tensor<..> -> tensor<..>`
+    (`value` is omitted when it is 0.0).
+    """
+
+    low = prop_def(INT_ARRAY)
+    high = prop_def(INT_ARRAY)
+    value = prop_def(F64_ATTR, default_value=f64_attr(0.0))
+
+    @property
+    def pad_value(self) -> float:
+        return self.value.value.data
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PadOpBase:
+        input = parser.parse_operand()
+        parser.parse_keyword("low")
+        low = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_keyword("high")
+        high = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        value = float(parse_scalar(parser)) if parser.parse_optional_keyword("value") else 0.0
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        at = parser.pos
+        in_type = parser.parse_type()
+        if in_type != input.type:
+            parser.raise_error(f"operand has type {input.type}, not {in_type}", at, parser.pos)
+        parser.parse_punctuation("->")
+        out_type = parser.parse_type()
+        props = {"low": int_array(low), "high": int_array(high), "value": f64_attr(value)}
+        return cls.create(
+            operands=[input], result_types=[out_type], properties=props, attributes=attrs
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.input)
+        printer.print_string(f" low {list(ints(self.low))} high {list(ints(self.high))}")
+        if self.pad_value != 0.0 or math.copysign(1.0, self.pad_value) < 0:
+            printer.print_string(f" value {format_scalar(self.pad_value)}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.res.type)
+
 
 
 __all__ = [

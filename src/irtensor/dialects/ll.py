@@ -10,7 +10,6 @@ says where data is reused. Everything else is an HLOP in `hl`.
 
 from __future__ import annotations
 
-import math
 from enum import auto
 from typing import ClassVar
 
@@ -20,7 +19,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Dialect, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import Dialect, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
@@ -39,62 +38,26 @@ from xdsl.utils.str_enum import StrEnum
 
 from irtensor import dtypes, shapes
 from irtensor.dialects._base import (
-    F64_ATTR,
     INT_ARRAY,
     CastOpBase,
+    PadOpBase,
     SameTypeUnaryOp,
     check_elements,
     check_result,
     element_of,
     f64_attr,
     fail,
+    format_scalar,
     int_array,
     ints,
+    parse_scalar,
+    scalar_attr,
+    scalar_value,
     shape_of,
     shape_rule,
 )
 
 # --------------------------------------------------------------------------- const
-
-
-def scalar_attr(value: float | int | bool, element: Attribute) -> FloatAttr | IntegerAttr:
-    """The typed attribute that holds one scalar of `element` type."""
-    if dtypes.is_float(element):
-        return FloatAttr(float(value), element)  # type: ignore[arg-type]
-    if dtypes.is_bool(element):
-        return IntegerAttr(int(bool(value)), element)  # type: ignore[arg-type]
-    return IntegerAttr(int(value), element)  # type: ignore[arg-type]
-
-
-def scalar_value(attr: Attribute) -> float | int | bool:
-    assert isinstance(attr, FloatAttr | IntegerAttr)
-    if isinstance(attr, IntegerAttr) and dtypes.is_bool(attr.type):
-        return bool(attr.value.data)
-    return attr.value.data
-
-
-def format_scalar(value: float | int | bool) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    return str(value)
-
-
-def parse_scalar(parser: Parser) -> float | int | bool:
-    """`1`, `-2.5`, `1e-3`, `true`, `inf`, `-inf`, `nan`."""
-    negative = parser.parse_optional_punctuation("-") is not None
-    if (word := parser.parse_optional_keyword_in(("inf", "nan"))) is not None:
-        value: float | int | bool = math.inf if word == "inf" else math.nan
-    elif not negative and (flag := parser.parse_optional_boolean()) is not None:
-        return flag
-    else:
-        value = parser.parse_number(context_msg=" (a scalar: number, true, false, inf or nan)")
-    return -value if negative else value
 
 
 @irdl_op_definition
@@ -438,16 +401,13 @@ class ExpandOp(MovementOp):
 
 
 @irdl_op_definition
-class PadOp(MovementOp):
+class PadOp(PadOpBase, MovementOp):
     """`%r = ll.pad %x low [1, 0] high [0, 2] value 0.0 : tensor<2x2xf32> -> tensor<3x4xf32>`
 
     New elements hold `value` (converted to the element type; `-inf` pads a max).
     """
 
     name = "ll.pad"
-    low = prop_def(INT_ARRAY)
-    high = prop_def(INT_ARRAY)
-    value = prop_def(F64_ATTR, default_value=f64_attr(0.0))
 
     def __init__(
         self, input: SSAValue, low: tuple[int, ...], high: tuple[int, ...], value: float = 0.0
@@ -461,40 +421,6 @@ class PadOp(MovementOp):
 
     def result_shape(self) -> tuple[int, ...]:
         return shapes.pad(shape_of(self.input), ints(self.low), ints(self.high))
-
-    @property
-    def pad_value(self) -> float:
-        return self.value.value.data
-
-    @classmethod
-    def parse(cls, parser: Parser) -> PadOp:
-        input = parser.parse_operand()
-        parser.parse_keyword("low")
-        low = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        parser.parse_keyword("high")
-        high = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        value = float(parse_scalar(parser)) if parser.parse_optional_keyword("value") else 0.0
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        in_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        out_type = parser.parse_type()
-        props = {"low": int_array(low), "high": int_array(high), "value": f64_attr(value)}
-        return cls.create(
-            operands=[input], result_types=[out_type], properties=props, attributes=attrs
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.input)
-        printer.print_string(f" low {list(ints(self.low))} high {list(ints(self.high))}")
-        if self.pad_value != 0.0 or math.copysign(1.0, self.pad_value) < 0:
-            printer.print_string(f" value {format_scalar(self.pad_value)}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.res.type)
 
 
 @irdl_op_definition
