@@ -241,7 +241,7 @@ class SumOp(ReductionOp):
 
 @irdl_op_definition
 class MaxOp(ReductionOp):
-    """Maximum over `axes`; NaN wins. Reducing an empty axis is an error at run time."""
+    """Maximum over `axes`; NaN wins; over no elements it is -inf (the int minimum, false)."""
 
     name = "hl.max"
     ELEMENTS: ClassVar[str] = "any"
@@ -249,7 +249,7 @@ class MaxOp(ReductionOp):
 
 @irdl_op_definition
 class MinOp(ReductionOp):
-    """Minimum over `axes`; NaN wins. Reducing an empty axis is an error at run time."""
+    """Minimum over `axes`; NaN wins; over no elements it is +inf (the int maximum, true)."""
 
     name = "hl.min"
     ELEMENTS: ClassVar[str] = "any"

@@ -303,7 +303,8 @@ class ReduceOp(IRDLOperation):
     """`%r = ll.reduce sum %x axes [1] : tensor<4x5xf32> -> tensor<4x1xf32>`
 
     The reduced axes keep size 1, so the result lines up with the input and an
-    `expand` brings it back to the input's shape.
+    `expand` brings it back to the input's shape. NaN wins a max. Over no
+    elements a sum is 0 and a max is -inf (the int minimum, false).
     """
 
     name = "ll.reduce"
