@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -25,7 +25,6 @@ from xdsl.irdl import (
     var_operand_def,
 )
 from xdsl.traits import Commutative, Pure
-from xdsl.dialects.builtin import IntegerAttr
 
 from irtensor import dtypes, shapes
 from irtensor.dialects._base import (

@@ -1,0 +1,183 @@
+"""Running pass pipelines, with MLIR's instrumentation built in.
+
+A `Pipeline` is a list of passes, built from a pipeline string in xDSL's
+grammar (`"decompose-hlops,cse,fold-constants{fast-math=true}"`, named
+pipelines expand in place) or from pass objects. Running it can print the IR
+before or after chosen passes, after every pass or only after passes that
+changed it, write one numbered file per stage into a folder, verify after each
+pass (on by default, so a broken pass is caught by name), time each pass, and
+on a failure write a reproducer: the IR the failing pass got and the pipeline
+that remained.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+from irtensor import ir, passes
+
+
+class PipelineError(Exception):
+    """A bad pipeline string, a pass that failed, or IR a pass left broken."""
+
+
+@dataclass
+class Instrumentation:
+    """What to show and check while a pipeline runs (all off but verification)."""
+
+    print_ir_after_all: bool = False
+    print_ir_before: frozenset[str] = frozenset()
+    print_ir_after: frozenset[str] = frozenset()
+    print_ir_after_change: bool = False
+    dump_dir: Path | None = None
+    verify_each: bool = True
+    timing: bool = False
+    generic: bool = False
+    stream: TextIO = field(default_factory=lambda: sys.stderr)
+
+
+@dataclass
+class PassRecord:
+    """What one pass did: its pipeline text, wall time, and whether the IR changed."""
+
+    spec: str
+    seconds: float
+    changed: bool
+
+
+@dataclass
+class PipelineReport:
+    records: list[PassRecord] = field(default_factory=list)
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(r.seconds for r in self.records)
+
+    def timing_table(self) -> str:
+        total = self.total_seconds or 1e-12
+        lines = ["===- pass timing -===", f"{'wall ms':>10}  {'share':>6}  pass"]
+        for r in self.records:
+            lines.append(f"{r.seconds * 1e3:10.3f}  {r.seconds / total:6.1%}  {r.spec}")
+        lines.append(f"{self.total_seconds * 1e3:10.3f}  {1:6.1%}  total")
+        return "\n".join(lines) + "\n"
+
+
+def expand(spec: str, seen: tuple[str, ...] = ()) -> list[ArgSpec]:
+    """Parse a pipeline string; names of registered pipelines expand to their passes."""
+    try:
+        elements = list(parse_pipeline(spec))
+    except ArgSpecParseError as e:
+        raise PipelineError(f"bad pipeline '{spec}': {str(e).strip().splitlines()[-1]}") from None
+    out: list[ArgSpec] = []
+    pipelines = passes.all_pipelines()
+    for element in elements:
+        if element.name in pipelines and not element.args:
+            if element.name in seen:
+                raise PipelineError(f"pipeline '{element.name}' includes itself")
+            out.extend(expand(pipelines[element.name], (*seen, element.name)))
+        else:
+            out.append(element)
+    return out
+
+
+def instantiate(element: ArgSpec) -> ModulePass:
+    try:
+        cls = passes.get_pass(element.name)
+    except passes.PassRegistryError as e:
+        raise PipelineError(str(e)) from None
+    try:
+        return cls.from_spec(element)
+    except (ValueError, TypeError) as e:
+        options = ", ".join(o for o, _, _ in passes.pass_options(cls)) or "none"
+        raise PipelineError(f"pass '{element.name}': {e} (its options: {options})") from None
+
+
+class Pipeline:
+    """An ordered list of passes, run with `Instrumentation`."""
+
+    def __init__(
+        self,
+        pipeline: str | Sequence[ModulePass | str],
+        instrumentation: Instrumentation | None = None,
+    ):
+        if isinstance(pipeline, str):
+            pipeline = [pipeline] if pipeline.strip() else []
+        self.passes: list[ModulePass] = []
+        for item in pipeline:
+            if isinstance(item, str):
+                self.passes.extend(instantiate(e) for e in expand(item))
+            else:
+                self.passes.append(item)
+        self.instrumentation = instrumentation or Instrumentation()
+
+    def __str__(self) -> str:
+        return ",".join(str(p.spec()) for p in self.passes)
+
+    def run(self, module: ModuleOp, ctx: Context | None = None) -> PipelineReport:
+        ctx = ctx or ir.make_context()
+        inst = self.instrumentation
+        report = PipelineReport()
+        text = ir.to_text(module, inst.generic)
+        if inst.dump_dir is not None:
+            inst.dump_dir.mkdir(parents=True, exist_ok=True)
+            (inst.dump_dir / "00-input.mlir").write_text(text)
+        for index, pass_ in enumerate(self.passes, start=1):
+            spec = str(pass_.spec())
+            if pass_.name in inst.print_ir_before:
+                self._print(f"IR Dump Before {spec}", text)
+            start = time.perf_counter()
+            try:
+                pass_.apply(ctx, module)
+            except Exception as e:
+                self._write_reproducer(text, index)
+                raise PipelineError(f"pass '{spec}' failed: {type(e).__name__}: {e}") from e
+            seconds = time.perf_counter() - start
+            if inst.verify_each:
+                try:
+                    ir.verify(module)
+                except ir.IRError as e:
+                    self._write_reproducer(text, index)
+                    raise PipelineError(f"IR after pass '{spec}' does not verify: {e}") from None
+            after = ir.to_text(module, inst.generic)
+            changed = after != text
+            report.records.append(PassRecord(spec, seconds, changed))
+            self._show_after(pass_.name, spec, after, changed, index)
+            text = after
+        if inst.timing:
+            inst.stream.write(report.timing_table())
+        return report
+
+    def _show_after(self, name: str, spec: str, text: str, changed: bool, index: int) -> None:
+        inst = self.instrumentation
+        # --print-ir-after-change alone means "after every pass that changed the IR";
+        # with after-all or after=NAMES it narrows those to the passes that changed it.
+        chosen = inst.print_ir_after_all or name in inst.print_ir_after or (
+            inst.print_ir_after_change and not inst.print_ir_after
+        )
+        if chosen and (changed or not inst.print_ir_after_change):
+            self._print(f"IR Dump After {spec}", text)
+        if inst.dump_dir is not None:
+            (inst.dump_dir / f"{index:02d}-{name}.mlir").write_text(text)
+
+    def _print(self, title: str, text: str) -> None:
+        self.instrumentation.stream.write(f"// -----// {title} //----- //\n{text}")
+
+    def _write_reproducer(self, text: str, failing_index: int) -> None:
+        """Keep the IR the failing pass received, with the rest of the pipeline to rerun it."""
+        folder = self.instrumentation.dump_dir
+        if folder is None:
+            return
+        rest = ",".join(str(p.spec()) for p in self.passes[failing_index - 1:])
+        header = f"// irtensor-opt reproducer.mlir -p '{rest}'\n"
+        (folder / "reproducer.mlir").write_text(header + text)

@@ -1,0 +1,218 @@
+"""irtensor-opt: read IR, run a pass pipeline, print the result (like mlir-opt), or run it.
+
+    irtensor-opt FILE.mlir -p decompose-hlops,cse --print-ir-after-all
+    irtensor-opt FILE.mlir --run --input a=a.npy
+
+User mistakes (bad IR, unknown passes, inputs that do not fit) print one
+`error:` message on stderr and exit 1, never a Python traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from irtensor import dtypes, ir, passes
+from irtensor.pipeline import Instrumentation, Pipeline, PipelineError
+
+SPLIT_MARKER = "// -----"
+
+
+class UserError(Exception):
+    """A mistake in the command line or its inputs: printed as one message, exit 1."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="irtensor-opt", description="Read irtensor IR, run passes, print or run it."
+    )
+    p.add_argument("file", nargs="?", default="-", help="input .mlir file, or - for stdin")
+    p.add_argument("-p", "--passes", default="", metavar="PIPELINE",
+                   help="pass pipeline, e.g. 'cse,dce' or a named pipeline")
+    p.add_argument("-o", "--output", default="-", help="output file (default stdout)")
+    p.add_argument("--print-ir-after-all", action="store_true", help="print IR after each pass")
+    p.add_argument("--print-ir-after", default="", metavar="NAMES",
+                   help="comma-separated passes to print the IR after")
+    p.add_argument("--print-ir-before", default="", metavar="NAMES",
+                   help="comma-separated passes to print the IR before")
+    p.add_argument("--print-ir-after-change", action="store_true",
+                   help="print IR after a pass only if it changed the IR")
+    p.add_argument("--dump-dir", type=Path, help="write one numbered .mlir file per stage")
+    p.add_argument("--timing", action="store_true", help="report wall time per pass")
+    p.add_argument("--generic", action="store_true", help="print in MLIR's generic syntax")
+    p.add_argument("--no-verify", action="store_true", help="do not verify after each pass")
+    p.add_argument("--list-passes", action="store_true", help="list passes and pipelines")
+    p.add_argument("--load-pass-plugin", action="append", default=[], metavar="FILE.py",
+                   help="import a Python file that registers passes")
+    p.add_argument("--split-input-file", action="store_true",
+                   help="treat '// -----' separated chunks as independent inputs")
+    p.add_argument("--run", action="store_true", help="execute @main after the pipeline")
+    p.add_argument("--entry", default="main", help="function to run (default main)")
+    p.add_argument("--device", default="interp", choices=["interp"],
+                   help="where --run executes (interp: the reference interpreter)")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="an input of --run, by argument name or position")
+    p.add_argument("--seed", type=int, default=0, help="seed of random --run inputs")
+    return p
+
+
+def list_passes() -> str:
+    lines = ["Passes:"]
+    for name, cls in passes.all_passes().items():
+        lines.append(f"  {name:<24} {passes.describe(name)}")
+        for option, kind, default in passes.pass_options(cls):
+            lines.append(f"      {option}: {kind} = {default!r}")
+    lines.append("Pipelines:")
+    for name, spec in passes.all_pipelines().items():
+        lines.append(f"  {name:<24} {spec}")
+    return "\n".join(lines) + "\n"
+
+
+def read_input(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        return Path(path).read_text(), path
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror}") from None
+
+
+def process(text: str, name: str, args: argparse.Namespace, line_offset: int = 0) -> str:
+    """Parse, verify, run the pipeline (and --run) on one input; return the text to print."""
+    module = ir.parse("\n" * line_offset + text, name=name)
+    ir.verify(module)
+    instrumentation = Instrumentation(
+        print_ir_after_all=args.print_ir_after_all,
+        print_ir_before=frozenset(filter(None, args.print_ir_before.split(","))),
+        print_ir_after=frozenset(filter(None, args.print_ir_after.split(","))),
+        print_ir_after_change=args.print_ir_after_change,
+        dump_dir=args.dump_dir,
+        verify_each=not args.no_verify,
+        timing=args.timing,
+        generic=args.generic,
+    )
+    Pipeline(args.passes, instrumentation).run(module)
+    if args.run:
+        return run_entry(module, args)
+    return ir.to_text(module, args.generic)
+
+
+def run_entry(module: ModuleOp, args: argparse.Namespace) -> str:
+    from irtensor.interp import run
+
+    fn = find_function(module, args.entry)
+    arrays = make_inputs(fn, args.input, args.seed)
+    try:
+        results = run(module, arrays, fn=args.entry)
+    except (ValueError, TypeError) as e:  # inputs that do not fit the function's types
+        raise UserError(str(e)) from None
+    np.set_printoptions(precision=6, suppress=False, threshold=200)
+    out = []
+    for i, (r, t) in enumerate(zip(results, fn.function_type.outputs, strict=True)):
+        out.append(f"// result #{i}: {t}\n{np.array2string(np.asarray(r), separator=', ')}")
+    return "\n".join(out) + "\n"
+
+
+def find_function(module: ModuleOp, name: str) -> func.FuncOp:
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            return op
+    raise UserError(f"no function @{name} to run")
+
+
+def make_inputs(fn: func.FuncOp, specs: Sequence[str], seed: int) -> list[np.ndarray]:
+    """Inputs given as NAME=FILE.npy (name or position); the rest random, from `seed`."""
+    block = fn.body.block
+    names = {arg.name_hint: i for i, arg in enumerate(block.args) if arg.name_hint}
+    given: dict[int, np.ndarray] = {}
+    for spec in specs:
+        key, sep, path = spec.partition("=")
+        if not sep:
+            raise UserError(f"--input {spec}: expected NAME=FILE.npy")
+        index = int(key) if key.isdigit() else names.get(key)
+        if index is None or index >= len(block.args):
+            raise UserError(f"--input {spec}: @{fn.sym_name.data} has no argument '{key}'")
+        try:
+            given[index] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise UserError(f"--input {spec}: cannot load {path}: {e}") from None
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for i, arg in enumerate(block.args):
+        t = arg.type
+        assert isinstance(t, TensorType)
+        arrays.append(given[i] if i in given else random_array(rng, t))
+    return arrays
+
+
+def random_array(rng: np.random.Generator, t: TensorType) -> np.ndarray:
+    shape, element = tuple(t.get_shape()), t.element_type
+    dtype = dtypes.to_numpy(element)
+    if dtypes.is_bool(element):
+        return rng.random(shape) < 0.5
+    if dtypes.is_int(element):
+        return rng.integers(-10, 10, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def split_chunks(text: str) -> list[tuple[str, int]]:
+    """Chunks separated by `// -----` lines, each with the line it starts on (0-based)."""
+    chunks, current, start = [], [], 0
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        if line.strip() == SPLIT_MARKER:
+            chunks.append(("".join(current), start))
+            current, start = [], number + 1
+        else:
+            current.append(line)
+    chunks.append(("".join(current), start))
+    return chunks
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        for plugin in args.load_pass_plugin:
+            passes.load_pass_plugin(plugin)
+        if args.list_passes:
+            sys.stdout.write(list_passes())
+            return 0
+        Pipeline(args.passes)  # reject a bad pipeline before reading any input
+        text, name = read_input(args.file)
+        chunks = split_chunks(text) if args.split_input_file else [(text, 0)]
+        failed = False
+        outputs = []
+        for chunk, offset in chunks:
+            try:
+                outputs.append(process(chunk, name, args, offset))
+            except (ir.IRError, PipelineError, UserError) as e:
+                if not args.split_input_file:
+                    raise
+                sys.stderr.write(format_error(e))
+                failed = True
+        write_output(f"{SPLIT_MARKER}\n".join(outputs), args.output)
+        return 1 if failed else 0
+    except (ir.IRError, PipelineError, UserError, passes.PassRegistryError) as e:
+        sys.stderr.write(format_error(e))
+        return 1
+
+
+def format_error(e: Exception) -> str:
+    """IR errors carry their own `file:line:col: error:` prefix; the rest get `error:`."""
+    return f"{e}\n" if isinstance(e, ir.IRError) else f"error: {e}\n"
+
+
+def write_output(text: str, path: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        Path(path).write_text(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
