@@ -82,7 +82,7 @@ def expand(spec: str, seen: tuple[str, ...] = ()) -> list[ArgSpec]:
     out: list[ArgSpec] = []
     pipelines = passes.all_pipelines()
     for element in elements:
-        if element.name in pipelines and not element.args:
+        if element.name in pipelines and not element.parameters:
             if element.name in seen:
                 raise PipelineError(f"pipeline '{element.name}' includes itself")
             out.extend(expand(pipelines[element.name], (*seen, element.name)))
