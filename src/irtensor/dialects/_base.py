@@ -224,7 +224,7 @@ class PadOpBase(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> PadOpBase:
-        input = parser.parse_operand()
+        unresolved = parser.parse_unresolved_operand()
         parser.parse_keyword("low")
         low = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
         parser.parse_keyword("high")
@@ -232,13 +232,11 @@ class PadOpBase(IRDLOperation):
         value = float(parse_scalar(parser)) if parser.parse_optional_keyword("value") else 0.0
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        at = parser.pos
         in_type = parser.parse_type()
-        if in_type != input.type:
-            parser.raise_error(f"operand has type {input.type}, not {in_type}", at, parser.pos)
         parser.parse_punctuation("->")
         out_type = parser.parse_type()
         props = {"low": int_array(low), "high": int_array(high), "value": f64_attr(value)}
+        input = parser.resolve_operand(unresolved, in_type)
         return cls.create(
             operands=[input], result_types=[out_type], properties=props, attributes=attrs
         )
