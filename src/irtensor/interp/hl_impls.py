@@ -1,0 +1,272 @@
+"""numpy implementations of the `hl` ops.
+
+Elementwise ops broadcast as numpy does. Each implementation is plain numpy in
+the element dtype; `result` casts to the declared result type and checks its
+shape. conv2d and the pools are written as loops over the kernel taps, each tap
+a strided slice of the padded input.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.ir import Operation
+
+from irtensor import dtypes
+from irtensor.dialects import hl
+from irtensor.dialects._base import element_of, ints
+from irtensor.interp.ll_impls import (
+    Array,
+    Values,
+    count,
+    pad,
+    reduce_max,
+    reduce_min,
+    reduce_sum,
+    register_table,
+    result,
+    scalar_of,
+    shape_of_result,
+)
+
+
+def _relu(x: Array) -> Array:
+    return np.maximum(x, np.zeros((), x.dtype))
+
+
+def _rsqrt(x: Array) -> Array:
+    return np.reciprocal(np.sqrt(x))
+
+
+def _sigmoid(x: Array) -> Array:
+    return np.reciprocal(np.ones((), x.dtype) + np.exp(np.negative(x)))
+
+
+HL_ELEMENTWISE: dict[type[Operation], Callable[..., Any]] = {
+    hl.NegOp: np.negative,
+    hl.AbsOp: np.abs,
+    hl.ReluOp: _relu,
+    hl.ExpOp: np.exp,
+    hl.Exp2Op: np.exp2,
+    hl.LogOp: np.log,
+    hl.Log2Op: np.log2,
+    hl.SqrtOp: np.sqrt,
+    hl.RsqrtOp: _rsqrt,
+    hl.ReciprocalOp: np.reciprocal,
+    hl.SinOp: np.sin,
+    hl.CosOp: np.cos,
+    hl.SigmoidOp: _sigmoid,
+    hl.TanhOp: np.tanh,
+    hl.NotOp: np.logical_not,
+    hl.AddOp: np.add,
+    hl.SubOp: np.subtract,
+    hl.MulOp: np.multiply,
+    hl.DivOp: np.true_divide,
+    hl.PowOp: np.power,
+    hl.MaximumOp: np.maximum,
+    hl.MinimumOp: np.minimum,
+    hl.IDivOp: np.floor_divide,
+    hl.ModOp: np.remainder,
+    hl.AndOp: np.logical_and,
+    hl.OrOp: np.logical_or,
+    hl.XorOp: np.logical_xor,
+    hl.LtOp: np.less,
+    hl.LeOp: np.less_equal,
+    hl.GtOp: np.greater,
+    hl.GeOp: np.greater_equal,
+    hl.EqOp: np.equal,
+    hl.NeOp: np.not_equal,
+    hl.WhereOp: np.where,
+}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _mean(x: Array, axes: tuple[int, ...], keepdims: bool) -> Any:
+    """sum / n in the element dtype; n = 0 gives NaN."""
+    return reduce_sum(x, axes, keepdims) / x.dtype.type(count(x.shape, axes))
+
+
+def _var(x: Array, axes: tuple[int, ...], keepdims: bool, correction: int) -> Any:
+    """sum((x - mean)^2) / (n - correction); a divisor below 0 counts as 0, as np.var."""
+    d = x - _mean(x, axes, keepdims=True)
+    divisor = max(count(x.shape, axes) - correction, 0)
+    return reduce_sum(d * d, axes, keepdims) / x.dtype.type(divisor)
+
+
+def _normalize(x: Array, axes: tuple[int, ...], eps: float) -> Array:
+    """(x - mean) / sqrt(biased var + eps), statistics over `axes`."""
+    d = x - _mean(x, axes, keepdims=True)
+    var = _var(x, axes, keepdims=True, correction=0)
+    return d / np.sqrt(var + x.dtype.type(eps))
+
+
+def _taps(
+    x: Array, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int]
+) -> list[tuple[int, int, Array]]:
+    """(i, j, window) per kernel tap: the strided slice of the last two axes of the
+    (already padded) `x` that kernel element (i, j) meets, one per output position."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilations
+    oh = (x.shape[-2] - dh * (kh - 1) - 1) // sh + 1
+    ow = (x.shape[-1] - dw * (kw - 1) - 1) // sw + 1
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
+            cols = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+            taps.append((i, j, x[..., rows, cols]))
+    return taps
+
+
+def _pad_hw(x: Array, padding: Sequence[int], value: Any) -> Array:
+    """Pad the last two axes by [top, left, bottom, right]."""
+    top, left, bottom, right = padding
+    lead = [0] * (x.ndim - 2)
+    return pad(x, [*lead, top, left], [*lead, bottom, right], value)
+
+
+def _conv2d(
+    x: Array, w: Array, strides: Sequence[int], padding: Sequence[int],
+    dilations: Sequence[int], groups: int, shape: tuple[int, ...],
+) -> Array:
+    """torch's conv2d (cross-correlation), accumulating one tap at a time per group."""
+    xp = _pad_hw(x, padding, x.dtype.type(0))
+    out = np.zeros(shape, x.dtype)
+    cg, og = w.shape[1], w.shape[0] // groups
+    for g in range(groups):
+        xg, wg = xp[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og]
+        for i, j, window in _taps(xg, w.shape[2:], strides, dilations):
+            # window (N, Cg, OH, OW) . weights (Og, Cg) over Cg -> (N, OH, OW, Og)
+            term = np.tensordot(window, wg[:, :, i, j], axes=([1], [1]))
+            out[:, g * og : (g + 1) * og] += np.transpose(term, (0, 3, 1, 2))
+    return out
+
+
+class HlFunctions(InterpreterFunctions):
+    """The `hl` ops on numpy arrays."""
+
+    @impl(hl.CastOp)
+    def run_cast(self, interp: Interpreter, op: hl.CastOp, args: Values) -> Values:
+        return result(op, args[0].astype(dtypes.to_numpy(element_of(op.res))))
+
+    # ----------------------------------------------------------------------- reductions
+
+    @impl(hl.SumOp)
+    def run_sum(self, interp: Interpreter, op: hl.SumOp, args: Values) -> Values:
+        return result(op, reduce_sum(args[0], ints(op.axes), op.keepdim is not None))
+
+    @impl(hl.MaxOp)
+    def run_max(self, interp: Interpreter, op: hl.MaxOp, args: Values) -> Values:
+        keep, element = op.keepdim is not None, element_of(op.input)
+        return result(op, reduce_max(args[0], ints(op.axes), keep, element))
+
+    @impl(hl.MinOp)
+    def run_min(self, interp: Interpreter, op: hl.MinOp, args: Values) -> Values:
+        keep, element = op.keepdim is not None, element_of(op.input)
+        return result(op, reduce_min(args[0], ints(op.axes), keep, element))
+
+    @impl(hl.MeanOp)
+    def run_mean(self, interp: Interpreter, op: hl.MeanOp, args: Values) -> Values:
+        return result(op, _mean(args[0], ints(op.axes), op.keepdim is not None))
+
+    @impl(hl.VarOp)
+    def run_var(self, interp: Interpreter, op: hl.VarOp, args: Values) -> Values:
+        keep, correction = op.keepdim is not None, op.correction.value.data
+        return result(op, _var(args[0], ints(op.axes), keep, correction))
+
+    # ----------------------------------------------------------------------- movement
+
+    @impl(hl.ReshapeOp)
+    def run_reshape(self, interp: Interpreter, op: hl.ReshapeOp, args: Values) -> Values:
+        return result(op, np.reshape(args[0], shape_of_result(op)))
+
+    @impl(hl.PermuteOp)
+    def run_permute(self, interp: Interpreter, op: hl.PermuteOp, args: Values) -> Values:
+        return result(op, np.transpose(args[0], ints(op.perm)))
+
+    @impl(hl.BroadcastToOp)
+    def run_broadcast_to(
+        self, interp: Interpreter, op: hl.BroadcastToOp, args: Values
+    ) -> Values:
+        return result(op, np.broadcast_to(args[0], shape_of_result(op)).copy())
+
+    @impl(hl.PadOp)
+    def run_pad(self, interp: Interpreter, op: hl.PadOp, args: Values) -> Values:
+        value = scalar_of(op.pad_value, element_of(op.input))
+        return result(op, pad(args[0], ints(op.low), ints(op.high), value))
+
+    @impl(hl.SliceOp)
+    def run_slice(self, interp: Interpreter, op: hl.SliceOp, args: Values) -> Values:
+        bounds = zip(ints(op.starts), ints(op.limits), ints(op.steps), strict=True)
+        return result(op, args[0][tuple(slice(s, e, k) for s, e, k in bounds)])
+
+    @impl(hl.FlipOp)
+    def run_flip(self, interp: Interpreter, op: hl.FlipOp, args: Values) -> Values:
+        return result(op, np.flip(args[0], axis=ints(op.axes)))
+
+    @impl(hl.ConcatOp)
+    def run_concat(self, interp: Interpreter, op: hl.ConcatOp, args: Values) -> Values:
+        return result(op, np.concatenate(args, axis=op.axis.value.data))
+
+    # ----------------------------------------------------------------------- nn
+
+    @impl(hl.MatmulOp)
+    def run_matmul(self, interp: Interpreter, op: hl.MatmulOp, args: Values) -> Values:
+        return result(op, np.matmul(args[0], args[1]))
+
+    @impl(hl.Conv2dOp)
+    def run_conv2d(self, interp: Interpreter, op: hl.Conv2dOp, args: Values) -> Values:
+        x, w = args
+        params = ints(op.strides), ints(op.padding), ints(op.dilations), op.groups.value.data
+        return result(op, _conv2d(x, w, *params, shape=shape_of_result(op)))
+
+    @impl(hl.MaxPool2dOp)
+    def run_max_pool2d(self, interp: Interpreter, op: hl.MaxPool2dOp, args: Values) -> Values:
+        xp = _pad_hw(args[0], ints(op.padding), args[0].dtype.type(-math.inf))
+        windows = [t for _, _, t in _taps(xp, ints(op.kernel), ints(op.strides), (1, 1))]
+        return result(op, functools.reduce(np.maximum, windows))
+
+    @impl(hl.AvgPool2dOp)
+    def run_avg_pool2d(self, interp: Interpreter, op: hl.AvgPool2dOp, args: Values) -> Values:
+        x, kernel = args[0], ints(op.kernel)
+        xp = _pad_hw(x, ints(op.padding), x.dtype.type(0))
+        windows = [t for _, _, t in _taps(xp, kernel, ints(op.strides), (1, 1))]
+        return result(op, functools.reduce(np.add, windows) / x.dtype.type(math.prod(kernel)))
+
+    @impl(hl.SoftmaxOp)
+    def run_softmax(self, interp: Interpreter, op: hl.SoftmaxOp, args: Values) -> Values:
+        x, axes = args[0], (op.axis.value.data,)
+        e = np.exp(x - reduce_max(x, axes, True, element_of(op.input)))
+        return result(op, e / reduce_sum(e, axes, True))
+
+    @impl(hl.LogSoftmaxOp)
+    def run_log_softmax(self, interp: Interpreter, op: hl.LogSoftmaxOp, args: Values) -> Values:
+        x, axes = args[0], (op.axis.value.data,)
+        shifted = x - reduce_max(x, axes, True, element_of(op.input))
+        return result(op, shifted - np.log(reduce_sum(np.exp(shifted), axes, True)))
+
+    @impl(hl.LayerNormOp)
+    def run_layer_norm(self, interp: Interpreter, op: hl.LayerNormOp, args: Values) -> Values:
+        return result(op, _normalize(args[0], ints(op.axes), op.eps.value.data))
+
+    @impl(hl.BatchNormOp)
+    def run_batch_norm(self, interp: Interpreter, op: hl.BatchNormOp, args: Values) -> Values:
+        x = args[0]
+        axes = tuple(a for a in range(x.ndim) if a != 1)
+        return result(op, _normalize(x, axes, op.eps.value.data))
+
+    @impl(hl.GroupNormOp)
+    def run_group_norm(self, interp: Interpreter, op: hl.GroupNormOp, args: Values) -> Values:
+        x, groups = args[0], op.groups.value.data
+        rows = x.reshape(x.shape[0], groups, math.prod(x.shape[1:]) // groups)
+        return result(op, _normalize(rows, (2,), op.eps.value.data).reshape(x.shape))
+
+
+register_table(HlFunctions, HL_ELEMENTWISE)
+register_impls(HlFunctions)

@@ -1,0 +1,206 @@
+"""numpy implementations of the `ll` ops, and the helpers the `hl` ones share.
+
+Values are numpy arrays. Every implementation computes in the element dtype
+and returns through `result`, which casts to the result type's dtype and checks
+the shape, so numpy's promotion rules never leak into the declared types.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import InterpretationError
+
+from irtensor import dtypes
+from irtensor.dialects import ll
+from irtensor.dialects._base import element_of, ints
+
+Array = np.ndarray
+Values = PythonValues
+Impl = Callable[[InterpreterFunctions, Interpreter, Operation, Values], Any]
+
+# --------------------------------------------------------------------------- helpers
+
+
+def shape_of_result(op: Operation) -> tuple[int, ...]:
+    t = op.results[0].type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def result(op: Operation, value: Any) -> Values:
+    """`value` as the op's one result: cast to the result dtype, shape checked."""
+    t = op.results[0].type
+    assert isinstance(t, TensorType)
+    out = np.asarray(value, dtype=dtypes.to_numpy(t.element_type))
+    if out.shape != shape_of_result(op):
+        raise InterpretationError(f"'{op.name}' computed shape {out.shape}, its result type is {t}")
+    return (out,)
+
+
+def lowest(element: Attribute) -> float | int | bool:
+    """The identity of max: -inf, the int minimum, or false."""
+    if dtypes.is_float(element):
+        return -math.inf
+    if dtypes.is_bool(element):
+        return False
+    return int(np.iinfo(dtypes.to_numpy(element)).min)
+
+
+def highest(element: Attribute) -> float | int | bool:
+    """The identity of min: +inf, the int maximum, or true."""
+    if dtypes.is_float(element):
+        return math.inf
+    if dtypes.is_bool(element):
+        return True
+    return int(np.iinfo(dtypes.to_numpy(element)).max)
+
+
+def scalar_of(value: float, element: Attribute) -> Any:
+    """A float property (a pad value) as one scalar of `element`.
+
+    Floats convert directly. For ints and bool, -inf and +inf are the type's
+    lowest and highest value (so a -inf pad never wins a max), NaN is 0, other
+    values truncate towards zero and clamp to the type's range (bool: != 0).
+    """
+    dtype = dtypes.to_numpy(element)
+    if dtypes.is_float(element):
+        return dtype.type(value)
+    if math.isinf(value):
+        return dtype.type(lowest(element) if value < 0 else highest(element))
+    if math.isnan(value):
+        return dtype.type(0)
+    if dtypes.is_bool(element):
+        return dtype.type(value != 0)
+    return dtype.type(min(max(int(value), lowest(element)), highest(element)))
+
+
+def reduce_sum(x: Array, axes: tuple[int, ...], keepdims: bool) -> Any:
+    return np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+
+
+def reduce_max(x: Array, axes: tuple[int, ...], keepdims: bool, element: Attribute) -> Any:
+    """np.max with the identity as `initial`, so no elements give -inf (int min, false)."""
+    return np.max(x, axis=axes, keepdims=keepdims, initial=lowest(element))
+
+
+def reduce_min(x: Array, axes: tuple[int, ...], keepdims: bool, element: Attribute) -> Any:
+    return np.min(x, axis=axes, keepdims=keepdims, initial=highest(element))
+
+
+def count(shape: Sequence[int], axes: Sequence[int]) -> int:
+    """How many elements each reduction over `axes` of `shape` combines."""
+    return math.prod(shape[a] for a in axes)
+
+
+def pad(x: Array, low: Sequence[int], high: Sequence[int], value: Any) -> Array:
+    if x.ndim == 0:  # np.pad rejects rank 0; there is nothing to pad
+        return x
+    return np.pad(x, list(zip(low, high, strict=True)), constant_values=value)
+
+
+def elementwise(op_type: type[Operation], fn: Callable[..., Any]) -> Impl:
+    """An `@impl` that applies `fn` to the operands and casts to the result type."""
+
+    @impl(op_type)
+    def run(
+        self: InterpreterFunctions, interp: Interpreter, op: Operation, args: Values
+    ) -> Values:
+        return result(op, fn(*args))
+
+    return run
+
+
+def register_table(
+    cls: type[InterpreterFunctions], table: dict[type[Operation], Callable[..., Any]]
+) -> None:
+    """Add one `elementwise` impl per table entry to `cls` (before `register_impls`)."""
+    for op_type, fn in table.items():
+        setattr(cls, f"run_{op_type.name.replace('.', '_')}", elementwise(op_type, fn))
+
+
+# --------------------------------------------------------------------------- ll
+
+
+LL_ELEMENTWISE: dict[type[Operation], Callable[..., Any]] = {
+    ll.NegOp: np.negative,
+    ll.Exp2Op: np.exp2,
+    ll.Log2Op: np.log2,
+    ll.SqrtOp: np.sqrt,
+    ll.ReciprocalOp: np.reciprocal,
+    ll.SinOp: np.sin,
+    ll.AddOp: np.add,
+    ll.MulOp: np.multiply,
+    ll.MaxOp: np.maximum,
+    ll.IDivOp: np.floor_divide,
+    ll.ModOp: np.remainder,
+    ll.CmpLtOp: np.less,
+    ll.CmpEqOp: np.equal,
+    ll.WhereOp: np.where,
+}
+
+
+class LlFunctions(InterpreterFunctions):
+    """The `ll` ops on numpy arrays."""
+
+    @impl(ll.ConstOp)
+    def run_const(self, interp: Interpreter, op: ll.ConstOp, args: Values) -> Values:
+        dtype = dtypes.to_numpy(element_of(op.res))
+        return result(op, np.full(shape_of_result(op), op.scalar, dtype))
+
+    @impl(ll.CastOp)
+    def run_cast(self, interp: Interpreter, op: ll.CastOp, args: Values) -> Values:
+        return result(op, args[0].astype(dtypes.to_numpy(element_of(op.res))))
+
+    @impl(ll.ReduceOp)
+    def run_reduce(self, interp: Interpreter, op: ll.ReduceOp, args: Values) -> Values:
+        x, axes = args[0], ints(op.axes)
+        if op.kind.data == ll.ReduceKind.SUM:
+            return result(op, reduce_sum(x, axes, keepdims=True))
+        return result(op, reduce_max(x, axes, keepdims=True, element=element_of(op.input)))
+
+    @impl(ll.ReshapeOp)
+    def run_reshape(self, interp: Interpreter, op: ll.ReshapeOp, args: Values) -> Values:
+        return result(op, np.reshape(args[0], shape_of_result(op)))
+
+    @impl(ll.PermuteOp)
+    def run_permute(self, interp: Interpreter, op: ll.PermuteOp, args: Values) -> Values:
+        return result(op, np.transpose(args[0], ints(op.perm)))
+
+    @impl(ll.ExpandOp)
+    def run_expand(self, interp: Interpreter, op: ll.ExpandOp, args: Values) -> Values:
+        return result(op, np.broadcast_to(args[0], shape_of_result(op)).copy())
+
+    @impl(ll.PadOp)
+    def run_pad(self, interp: Interpreter, op: ll.PadOp, args: Values) -> Values:
+        value = scalar_of(op.pad_value, element_of(op.input))
+        return result(op, pad(args[0], ints(op.low), ints(op.high), value))
+
+    @impl(ll.ShrinkOp)
+    def run_shrink(self, interp: Interpreter, op: ll.ShrinkOp, args: Values) -> Values:
+        index = tuple(slice(s, e) for s, e in zip(ints(op.starts), ints(op.limits), strict=True))
+        return result(op, args[0][index])
+
+    @impl(ll.FlipOp)
+    def run_flip(self, interp: Interpreter, op: ll.FlipOp, args: Values) -> Values:
+        return result(op, np.flip(args[0], axis=ints(op.axes)))
+
+    @impl(ll.StrideOp)
+    def run_stride(self, interp: Interpreter, op: ll.StrideOp, args: Values) -> Values:
+        return result(op, args[0][tuple(slice(None, None, s) for s in ints(op.strides))])
+
+
+register_table(LlFunctions, LL_ELEMENTWISE)
+register_impls(LlFunctions)
