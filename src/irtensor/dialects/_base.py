@@ -79,7 +79,10 @@ def format_scalar(value: float | int | bool) -> str:
             return "nan"
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
-        return repr(value)
+        text = repr(value)
+        # MLIR's float literals need a '.', which repr leaves out of "1e+30".
+        mantissa, e, exponent = text.partition("e")
+        return f"{mantissa}.0{e}{exponent}" if e and "." not in mantissa else text
     return str(value)
 
 
@@ -211,7 +214,9 @@ class PadOpBase(IRDLOperation):
     """Shared properties and syntax of `ll.pad` and `hl.pad`.
 
     `%r = <op> %x low [1, 0] high [0, 2] value -inf : tensor<..> -> tensor<..>`
-    (`value` is omitted when it is 0.0).
+    (`value` is omitted when it is 0.0). The value is converted to the element
+    type: for integers and bool, -inf and inf become the type's lowest and
+    highest value and NaN becomes 0.
     """
 
     low = prop_def(INT_ARRAY)
