@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import ml_dtypes
 import numpy as np
+from hypothesis import settings
 
 from irtensor import dtypes
 from irtensor.interp import run
 from irtensor.ir import parse
+from irtensor.testing import register_profiles
+
+register_profiles()
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 BF16 = np.dtype(ml_dtypes.bfloat16)

@@ -2,7 +2,7 @@
 
 `programs()` draws well-typed random programs in `hl` or `ll` together with
 matching numpy inputs; shapes include size-1 and zero-size axes and rank 0.
-Register and load the `ci` profile for a bounded, meaningful run::
+`register_profiles()` adds the `ci` and `dev` hypothesis profiles. Use::
 
     from irtensor.testing import programs
     from hypothesis import given
@@ -27,10 +27,12 @@ from irtensor import dtypes, shapes
 from irtensor.dialects import hl, ll
 from irtensor.dialects._base import element_of, shape_of
 
-settings.register_profile(
-    "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile("dev", max_examples=50, deadline=None)
+
+def register_profiles() -> None:
+    """Hypothesis profiles: `ci` (enough examples to mean something, bounded time), `dev`."""
+    slow_ok = [HealthCheck.too_slow]
+    settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=slow_ok)
+    settings.register_profile("dev", max_examples=50, deadline=None, suppress_health_check=slow_ok)
 
 
 @dataclass
