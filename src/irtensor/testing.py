@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
 
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl, ll
@@ -239,3 +240,51 @@ def programs(
     main = func.FuncOp("main", (arg_types, [r.type for r in results]), Region(b.block))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     return Program(ModuleOp([main]), [random_input(rng, t) for t in arg_types])
+
+
+def assert_same_results(
+    got: Sequence[np.ndarray], want: Sequence[np.ndarray], rtol: float = 1e-6, atol: float = 1e-6
+) -> None:
+    """Equal dtypes and shapes; floats close (NaN where NaN), ints and bools exact."""
+    assert len(got) == len(want), f"{len(got)} results, expected {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert g.dtype == w.dtype, f"result #{i}: dtype {g.dtype}, expected {w.dtype}"
+        assert g.shape == w.shape, f"result #{i}: shape {g.shape}, expected {w.shape}"
+        if np.issubdtype(w.dtype, np.integer) or w.dtype == np.bool_:
+            np.testing.assert_array_equal(g, w, err_msg=f"result #{i}")
+        else:
+            g64, w64 = g.astype(np.float64), w.astype(np.float64)
+            np.testing.assert_allclose(g64, w64, rtol=rtol, atol=atol, equal_nan=True,
+                                       err_msg=f"result #{i}")
+
+
+def assert_preserves_semantics(
+    pipeline: str | ModulePass | Sequence[ModulePass | str],
+    module: ModuleOp,
+    inputs: Sequence[np.ndarray],
+    rtol: float = 1e-6,
+    atol: float = 1e-6,
+    fn: str = "main",
+) -> ModuleOp:
+    """Run `pipeline` on a copy of `module`; the interpreter must give the same results.
+
+    Returns the rewritten module. On a mismatch the assertion shows the IR
+    before and after; inside a hypothesis test, hypothesis shrinks the program
+    to the smallest that still fails.
+    """
+    from irtensor import ir
+    from irtensor.interp import run
+    from irtensor.pipeline import Pipeline
+
+    after = module.clone()
+    Pipeline([pipeline] if isinstance(pipeline, ModulePass) else pipeline).run(after)
+    want = run(module, list(inputs), fn=fn)
+    got = run(after, list(inputs), fn=fn)
+    try:
+        assert_same_results(got, want, rtol, atol)
+    except AssertionError as e:
+        raise AssertionError(
+            f"the pipeline changed the results of @{fn}: {e}\n"
+            f"--- IR before ---\n{ir.to_text(module)}--- IR after ---\n{ir.to_text(after)}"
+        ) from None
+    return after
