@@ -10,6 +10,12 @@ from hypothesis import given
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from irtensor import ir
 from irtensor.dialects import ll
@@ -30,11 +36,13 @@ class AddToMul(ModulePass):
     name = "test-add-to-mul"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for add in [o for o in op.walk() if isinstance(o, ll.AddOp)]:
-            mul = ll.MulOp(add.lhs, add.rhs)
-            add.parent.insert_op_before(mul, add)  # type: ignore[union-attr]
-            add.res.replace_all_uses_with(mul.res)
-            add.erase()
+        PatternRewriteWalker(AddIsMul()).rewrite_module(op)
+
+
+class AddIsMul(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ll.AddOp, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, ll.MulOp(op.lhs, op.rhs))
 
 
 def test_a_wrong_rewrite_is_caught_with_the_ir_before_and_after() -> None:
