@@ -83,3 +83,75 @@ def tensor_type(shape: tuple[int, ...] | list[int], element: Attribute) -> Tenso
 def type_of(array: np.ndarray) -> TensorType:
     """The tensor type that describes a numpy array."""
     return tensor_type(array.shape, from_numpy(array.dtype))
+
+
+# --------------------------------------------------------------------------- frontend dtypes
+
+
+class DType:
+    """A user-facing dtype (`irtensor.dtypes.float32`), tying the IR type to numpy's."""
+
+    __slots__ = ("element", "name", "np", "priority")
+
+    def __init__(self, name: str, element: Attribute, priority: int):
+        self.name, self.element, self.priority = name, element, priority
+        self.np = _TO_NUMPY[element]
+
+    def __repr__(self) -> str:
+        return f"dtypes.{self.name}"
+
+    @property
+    def is_float(self) -> bool:
+        return is_float(self.element)
+
+    @property
+    def is_int(self) -> bool:
+        return is_int(self.element)
+
+    @property
+    def is_bool(self) -> bool:
+        return is_bool(self.element)
+
+
+bool_ = DType("bool", i1, 0)
+int32 = DType("int32", i32, 1)
+int64 = DType("int64", i64, 2)
+float16 = DType("float16", f16, 3)
+bfloat16 = DType("bfloat16", bf16, 3)
+float32 = DType("float32", f32, 4)
+float64 = DType("float64", f64, 5)
+ALL = (bool_, int32, int64, float16, bfloat16, float32, float64)
+default_float = float32
+default_int = int32
+_BY_NAME = {d.name: d for d in ALL} | {"bool_": bool_, "half": float16, "float": float32,
+                                       "double": float64, "int": int32, "long": int64}
+
+
+def as_dtype(dtype: DType | str | np.dtype | type) -> DType:
+    """Our dtype from a DType, a name ("int32"), a numpy dtype, or a numpy scalar type."""
+    if isinstance(dtype, DType):
+        return dtype
+    if isinstance(dtype, str) and dtype in _BY_NAME:
+        return _BY_NAME[dtype]
+    try:
+        element = from_numpy(np.dtype(dtype))
+    except TypeError:
+        names = ", ".join(d.name for d in ALL)
+        raise TypeError(f"unknown dtype {dtype!r}; irtensor has {names}") from None
+    return next(d for d in ALL if d.element == element)
+
+
+def of_element(element: Attribute) -> DType:
+    return next(d for d in ALL if d.element == element)
+
+
+def promote(a: DType, b: DType) -> DType:
+    """numpy-like promotion: bool < int32 < int64 < (float16, bfloat16) < float32 < float64.
+
+    float16 with bfloat16 gives float32 (neither holds the other), as in torch.
+    """
+    if a is b:
+        return a
+    if {a, b} == {float16, bfloat16}:
+        return float32
+    return a if a.priority > b.priority else b

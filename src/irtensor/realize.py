@@ -1,0 +1,137 @@
+"""From lazy tensors to a program, and from a program to numbers.
+
+A lazy tensor is an SSA value of a detached `hl`/`ll` op: the ops are built as
+the user calls the API (so shapes and dtypes are checked at once) but belong to
+no function. Realizing collects the ops that the wanted values depend on,
+clones them into one `@main` whose arguments are the buffers already known,
+runs the device's pipeline and executes the result. Realized values are
+remembered, so later programs take them as inputs instead of recomputing them.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+
+from irtensor import dtypes, ir
+from irtensor.passes import register_pipeline
+from irtensor.pipeline import Pipeline
+
+DEVICES = ("interp",)
+STAGES = ("hl", "ll")
+
+# Buffer placeholders are arguments of detached one-argument blocks.
+_BUFFERS: weakref.WeakKeyDictionary[SSAValue, np.ndarray] = weakref.WeakKeyDictionary()
+# Op results that have been computed, mapped to the placeholder holding their buffer.
+_REALIZED: weakref.WeakKeyDictionary[SSAValue, SSAValue] = weakref.WeakKeyDictionary()
+_KEEP_BLOCKS: weakref.WeakKeyDictionary[SSAValue, Block] = weakref.WeakKeyDictionary()
+
+
+# The interpreter runs hl as written, so its pipeline only cleans up: it stays the oracle.
+register_pipeline("default-interp", "cse,dce", "what realizing on device interp runs")
+
+
+def default_device() -> str:
+    device = os.environ.get("IRTENSOR_DEVICE", "interp")
+    return check_device(device)
+
+
+def check_device(device: str) -> str:
+    if device not in DEVICES:
+        raise ValueError(f"unknown device {device!r}; irtensor has {', '.join(DEVICES)}")
+    return device
+
+
+def buffer_value(array: np.ndarray) -> SSAValue:
+    """A placeholder value standing for a realized buffer."""
+    block = Block(arg_types=[dtypes.type_of(array)])
+    value = block.args[0]
+    _BUFFERS[value] = array
+    _KEEP_BLOCKS[value] = block
+    return value
+
+
+def buffer_of(value: SSAValue) -> np.ndarray | None:
+    return _BUFFERS.get(_REALIZED.get(value, value))
+
+
+def resolve(value: SSAValue) -> SSAValue:
+    return _REALIZED.get(value, value)
+
+
+def build_module(outputs: Sequence[SSAValue]) -> tuple[ModuleOp, list[np.ndarray]]:
+    """`@main` computing `outputs` from the buffers they depend on, and those buffers."""
+    order: list[Operation] = []
+    inputs: list[SSAValue] = []
+    seen: set[int] = set()
+
+    def visit(value: SSAValue) -> None:
+        value = resolve(value)
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, BlockArgument):
+            inputs.append(value)
+            return
+        op = value.owner
+        assert isinstance(op, Operation)
+        for operand in op.operands:
+            visit(operand)
+        if id(op) not in seen:
+            seen.add(id(op))
+            order.append(op)
+
+    for out in outputs:
+        visit(out)
+    block = Block(arg_types=[v.type for v in inputs])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args, strict=True))
+    for i, arg in enumerate(block.args):
+        arg.name_hint = f"in{i}"
+    for op in order:
+        operands = {v: mapping[resolve(v)] for v in op.operands}
+        clone = op.clone_without_regions(value_mapper=operands)
+        block.add_op(clone)
+        mapping.update(zip(op.results, clone.results, strict=True))
+    results = [mapping[resolve(v)] for v in outputs]
+    block.add_op(func.ReturnOp(*results))
+    main = func.FuncOp("main", ([v.type for v in inputs], [r.type for r in results]),
+                       Region(block))
+    return ModuleOp([main]), [_BUFFERS[v] for v in inputs]
+
+
+def pipeline_for(device: str) -> str:
+    return f"default-{device}"
+
+
+def lower(module: ModuleOp, stage: str) -> ModuleOp:
+    """The module after the pipeline up to `stage` (`hl`: as recorded)."""
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
+    if stage == "ll":
+        Pipeline("hl-to-ll").run(module)
+    return module
+
+
+def realize(outputs: Sequence[SSAValue], device: str) -> list[SSAValue]:
+    """Compute `outputs` together; return placeholders holding their buffers."""
+    todo = [v for v in outputs if buffer_of(v) is None]
+    if todo:
+        module, arrays = build_module(todo)
+        Pipeline(pipeline_for(check_device(device))).run(module)
+        from irtensor.interp import run
+
+        for value, array in zip(todo, run(module, arrays), strict=True):
+            _REALIZED[value] = buffer_value(array)
+    return [resolve(v) for v in outputs]
+
+
+def text(outputs: Sequence[SSAValue], stage: str) -> str:
+    module, _ = build_module(outputs)
+    return ir.to_text(lower(module, stage))
+
