@@ -1,0 +1,34 @@
+# lit configuration of irtensor's FileCheck tests (the MLIR/xDSL convention).
+#
+#     lit -v tests/filecheck            (the `lit` of the environment)
+#     pytest tests/test_filecheck.py    (runs the same suite)
+#
+# Tests are the .mlir files below this folder, except those in `Inputs`
+# folders (helper files of the tests). `irtensor-opt`, `filecheck` and `%python`
+# come from the environment of the Python that runs lit, so a virtualenv works
+# without being activated.
+# ruff: noqa: F821 (lit defines `config`)
+
+import os
+import sys
+
+import lit.formats
+
+config.name = "irtensor"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+config.excludes = ["Inputs", "lit.cfg.py"]
+
+# The tools of the running interpreter's environment come first on PATH.
+config.environment["PATH"] = os.pathsep.join(
+    [os.path.dirname(sys.executable), config.environment.get("PATH", os.environ.get("PATH", ""))]
+)
+for var in ("HOME", "TMPDIR", "TMP", "TEMP", "SYSTEMROOT"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+config.environment["NO_COLOR"] = "1"
+
+# %python: the interpreter running lit (it has numpy and irtensor).
+config.substitutions.append(("%python", f'"{sys.executable}"'))
