@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from irtensor import dtypes, realize, shapes
 from irtensor.dialects import hl, ll
@@ -23,6 +24,10 @@ from irtensor.tensor_movement import MovementMixin, argfix
 from irtensor.tensor_nn import NNMixin, ReduceMixin
 
 Scalar = int | float | bool
+
+
+def _kind(d: DType) -> int:
+    return 2 if d.is_float else 1 if d.is_int else 0
 
 
 class Tensor(MovementMixin, ReduceMixin, NNMixin):
@@ -46,7 +51,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
             return
         array = np.asarray(data)
         want = dtypes.as_dtype(dtype) if dtype is not None else self._infer(array)
-        self._value = realize.buffer_value(np.ascontiguousarray(array, dtype=want.np))
+        self._value = realize.buffer_value(np.array(array, dtype=want.np, order="C"))
 
     @staticmethod
     def _infer(array: np.ndarray) -> DType:
@@ -54,7 +59,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
             return dtypes.bool_
         if np.issubdtype(array.dtype, np.integer):
             return dtypes.default_int
-        if np.issubdtype(array.dtype, np.floating) and array.dtype != np.float64:
+        if array.dtype in (np.float16, np.float32, dtypes.bfloat16.np):  # bfloat16 too
             return dtypes.as_dtype(array.dtype)
         return dtypes.default_float  # Python floats and float64 data, as tinygrad does
 
@@ -97,6 +102,8 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
              device: str | None = None) -> Tensor:
         """A constant: one scalar broadcast to `shape`, stored nowhere."""
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if any(n < 0 for n in shape):
+            raise ValueError(f"shape {shape}: sizes must not be negative")
         d = dtypes.as_dtype(dtype) if dtype is not None else Tensor._scalar_dtype(fill_value)
         value = dtypes.to_numpy(d.element).type(fill_value).item()
         return Tensor._op(ll.ConstOp(value, TensorType(d.element, list(shape))), device)
@@ -196,7 +203,11 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
 
     @staticmethod
     def _op(op: Operation, device: str | None = None) -> Tensor:
-        op.verify()
+        try:
+            op.verify()
+        except VerifyException as e:
+            message = str(e).splitlines()[0]
+            raise (TypeError if "element type" in message else ValueError)(message) from None
         return Tensor(op.results[0], device=device)
 
     def _new(self, op: Operation) -> Tensor:
@@ -219,7 +230,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
             a, b = self.cast(d), other.cast(d)
         else:
             kind = Tensor._scalar_dtype(other)
-            d = self.dtype if kind.priority <= self.dtype.priority else kind
+            d = self.dtype if _kind(kind) <= _kind(self.dtype) else kind
             a, b = self.cast(d), self._const(other, d)
         return (b, a) if reverse else (a, b)
 
@@ -241,13 +252,17 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
 
     # ------------------------------------------------------------------ elementwise
 
+    def _both_bool(self, x: Tensor | Scalar) -> bool:
+        return self.dtype.is_bool and (x.dtype.is_bool if isinstance(x, Tensor)
+                                       else isinstance(x, bool))
+
     def __add__(self, x: Tensor | Scalar) -> Tensor:
-        if self.dtype.is_bool and (not isinstance(x, Tensor) or x.dtype.is_bool):
+        if self._both_bool(x):
             return self._binary(hl.OrOp, x)  # numpy: True + True is True
         return self._binary(hl.AddOp, x)
 
     def __radd__(self, x: Scalar) -> Tensor:
-        return self._binary(hl.AddOp, x, reverse=True)
+        return self._binary(hl.OrOp if self._both_bool(x) else hl.AddOp, x, reverse=True)
 
     def __sub__(self, x: Tensor | Scalar) -> Tensor:
         return self._binary(hl.SubOp, x)
@@ -256,10 +271,10 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         return self._binary(hl.SubOp, x, reverse=True)
 
     def __mul__(self, x: Tensor | Scalar) -> Tensor:
-        return self._binary(hl.MulOp, x)
+        return self._binary(hl.AndOp if self._both_bool(x) else hl.MulOp, x)  # numpy: and
 
     def __rmul__(self, x: Scalar) -> Tensor:
-        return self._binary(hl.MulOp, x, reverse=True)
+        return self._binary(hl.AndOp if self._both_bool(x) else hl.MulOp, x, reverse=True)
 
     def __truediv__(self, x: Tensor | Scalar) -> Tensor:
         """True division; integers are divided as the default float (as tinygrad)."""

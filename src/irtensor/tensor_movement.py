@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl
@@ -27,7 +30,7 @@ def argfix(*x: Any) -> tuple[Any, ...]:
 class MovementMixin:
     def reshape(self: Tensor, *shape: int) -> Tensor:
         """One size may be -1 (inferred)."""
-        new = list(argfix(*shape))
+        new = [operator.index(d) for d in argfix(*shape)]  # ints, numpy's too; no floats
         if new.count(-1) > 1:
             raise ValueError(f"reshape {tuple(new)}: only one size may be -1")
         if -1 in new:
@@ -165,6 +168,7 @@ class MovementMixin:
     def __getitem__(self: Tensor, index: Any) -> Tensor:
         """ints, slices (negative and stepped), None and Ellipsis; no tensor indices yet."""
         items = list(index) if isinstance(index, tuple) else [index]
+        items = [int(i) if isinstance(i, np.integer) else i for i in items]  # numpy's ints too
         for item in items:
             if not (item is None or item is Ellipsis or isinstance(item, int | slice)):
                 raise TypeError(f"index {item!r}: only ints, slices, None and ... are supported")
