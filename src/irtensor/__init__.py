@@ -4,7 +4,17 @@
 `irtensor.pipeline` and `irtensor.passes` are the compiler underneath.
 """
 
+from typing import Any
+
 from irtensor import dtypes
-from irtensor.tensor import Tensor
 
 __all__ = ["Tensor", "dtypes"]
+
+
+def __getattr__(name: str) -> Any:
+    # The frontend is imported on first use, so `irtensor-opt` starts without it.
+    if name == "Tensor":
+        from irtensor.tensor import Tensor
+
+        return Tensor
+    raise AttributeError(f"module 'irtensor' has no attribute {name!r}")

@@ -21,7 +21,15 @@ from irtensor.dialects import HL, LL
 
 
 class IRError(Exception):
-    """Bad IR from a user: a parse or verify error, already formatted for printing."""
+    """Bad IR from a user: a parse or verify error, already formatted for printing.
+
+    `where` is `file:line:col` (or `<unknown>` for ops a pass made) and `message`
+    the error without it.
+    """
+
+    def __init__(self, text: str, where: str = "", message: str = ""):
+        super().__init__(text)
+        self.where, self.message = where, message or text
 
 
 def make_context() -> Context:
@@ -54,11 +62,19 @@ def parse(text: str, ctx: Context | None = None, name: str = "<input>") -> Modul
 
 
 def _parse_message(e: ParseError, name: str) -> str:
-    # xDSL prints "file:line:col", the source line, a caret line, then the message.
-    lines = str(e).splitlines()
-    if len(lines) < 2:
+    """`file:line:col: error: message`, then the source line with the span underlined."""
+    if not hasattr(e, "span"):
         return f"{name}: error: {e}"
-    return f"{lines[0]}: error: {lines[-1].strip()}\n" + "\n".join(lines[1:-1])
+    span = e.span
+    where = span.get_location()
+    text = span.input.content
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    line_start = span.input.get_start_of_line(span.start)
+    line = text[line_start:].split("\n", 1)[0].rstrip("\r")
+    column = span.start - line_start
+    underlined = line[column:column + max(span.end - span.start, 1)].rstrip()
+    underline = " " * column + "^" * max(len(underlined), 1)
+    return f"{where.file}:{where.line}:{where.col}: error: {e.msg}\n{line}\n{underline}"
 
 
 def location(op: Operation) -> str:
@@ -74,10 +90,13 @@ def verify(module: Operation) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as e:
-            message = str(e).splitlines()[0].removeprefix("Operation does not verify: ")
+            # xDSL's constraint errors put their reason on the following lines.
+            message = " ".join(line.strip() for line in str(e).splitlines() if line.strip())
+            message = message.removeprefix("Operation does not verify: ")
             if not message.startswith("'"):
                 message = f"'{op.name}' op {message}"
-            raise IRError(f"{location(op)}: error: {message}") from None
+            where = location(op)
+            raise IRError(f"{where}: error: {message}", where, message) from None
 
 
 def to_text(op: Operation, generic: bool = False) -> str:

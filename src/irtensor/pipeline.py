@@ -78,7 +78,8 @@ def expand(spec: str, seen: tuple[str, ...] = ()) -> list[ArgSpec]:
     try:
         elements = list(parse_pipeline(spec))
     except ArgSpecParseError as e:
-        raise PipelineError(f"bad pipeline '{spec}': {str(e).strip().splitlines()[-1]}") from None
+        reason = str(e).strip().splitlines()[-1].strip()
+        raise PipelineError(f"bad pipeline '{spec}': {reason}") from None
     out: list[ArgSpec] = []
     pipelines = passes.all_pipelines()
     for element in elements:
@@ -131,6 +132,9 @@ class Pipeline:
         text = ir.to_text(module, inst.generic)
         if inst.dump_dir is not None:
             inst.dump_dir.mkdir(parents=True, exist_ok=True)
+            stale = [*inst.dump_dir.glob("[0-9][0-9]-*.mlir"), inst.dump_dir / "reproducer.mlir"]
+            for path in stale:  # a folder holds one run's stages
+                path.unlink(missing_ok=True)
             (inst.dump_dir / "00-input.mlir").write_text(text)
         for index, pass_ in enumerate(self.passes, start=1):
             spec = str(pass_.spec())
@@ -148,7 +152,9 @@ class Pipeline:
                     ir.verify(module)
                 except ir.IRError as e:
                     self._write_reproducer(text, index)
-                    raise PipelineError(f"IR after pass '{spec}' does not verify: {e}") from None
+                    raise PipelineError(
+                        f"IR after pass '{spec}' does not verify: {e.message}"
+                    ) from None
             after = ir.to_text(module, inst.generic)
             changed = after != text
             report.records.append(PassRecord(spec, seconds, changed))

@@ -36,7 +36,8 @@ def broadcast(*shapes: Sequence[int]) -> Shape:
 def check_axes(axes: Sequence[int], rank: int, what: str = "axes") -> None:
     for a in axes:
         if not 0 <= a < rank:
-            raise ShapeError(f"{what} {list(axes)}: axis {a} is out of range for rank {rank}")
+            prefix = "" if what == "axis" else f"{what} {list(axes)}: "
+            raise ShapeError(f"{prefix}axis {a} is out of range for rank {rank}")
     if len(set(axes)) != len(axes):
         raise ShapeError(f"{what} {list(axes)} repeat an axis")
 
@@ -110,9 +111,15 @@ def shrink(shape: Sequence[int], starts: Sequence[int], limits: Sequence[int]) -
 def slice_(
     shape: Sequence[int], starts: Sequence[int], limits: Sequence[int], steps: Sequence[int]
 ) -> Shape:
-    """hl.slice: a shrink then a positive stride, per axis."""
-    inner = shrink(shape, starts, limits)
-    return stride(inner, steps)
+    """hl.slice: x[start:limit:step] per axis, bounds already clamped, steps >= 1."""
+    if not len(starts) == len(limits) == len(steps) == len(shape):
+        raise ShapeError(f"slice needs a start, limit and step per axis of {fmt(shape)}")
+    for d, s, e in zip(shape, starts, limits, strict=True):
+        if not 0 <= s <= e <= d:
+            raise ShapeError(f"slice [{s}:{e}] does not fit in an axis of size {d}")
+    if any(s < 1 for s in steps):
+        raise ShapeError(f"steps {list(steps)} must be at least 1")
+    return stride(shrink(shape, starts, limits), steps)
 
 
 def stride(shape: Sequence[int], steps: Sequence[int]) -> Shape:
@@ -148,7 +155,13 @@ def matmul(a: Sequence[int], b: Sequence[int]) -> Shape:
         raise ShapeError(
             f"contracted sizes differ: lhs {fmt(a)} has {a2[-1]}, rhs {fmt(b)} has {b2[-2]}"
         )
-    batch = broadcast(a2[:-2], b2[:-2])
+    try:
+        batch = broadcast(a2[:-2], b2[:-2])
+    except ShapeError:
+        raise ShapeError(
+            f"batch dimensions {fmt(a2[:-2])} of lhs {fmt(a)} and {fmt(b2[:-2])} of rhs "
+            f"{fmt(b)} do not broadcast"
+        ) from None
     out = (*batch, a2[-2], b2[-1])
     if len(a) == 1:
         out = out[:-2] + out[-1:]

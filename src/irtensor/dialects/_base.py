@@ -87,7 +87,7 @@ def format_scalar(value: float | int | bool) -> str:
 
 
 def parse_scalar(parser: Parser) -> float | int | bool:
-    """`1`, `-2.5`, `1e-3`, `true`, `inf`, `-inf`, `nan`."""
+    """`1`, `-2.5`, `1.0e-3`, `true`, `inf`, `-inf`, `nan` (MLIR float literals need a '.')."""
     negative = parser.parse_optional_punctuation("-") is not None
     if (word := parser.parse_optional_keyword_in(("inf", "nan"))) is not None:
         value: float | int | bool = math.inf if word == "inf" else math.nan

@@ -550,16 +550,19 @@ class Conv2dOp(IRDLOperation):
 
 
 class Pool2dOp(IRDLOperation):
-    """`%r = hl.<pool> %x kernel [2, 2] strides [2, 2] : ...` over the last two axes."""
+    """`%r = hl.<pool> %x kernel [2, 2] strides [2, 2] : ...` over the last two axes.
+
+    `strides` is always written; in Python it defaults to the kernel, as in torch.
+    """
 
     input = operand_def(TensorType)
     kernel = prop_def(INT_ARRAY)
-    strides = prop_def(INT_ARRAY, default_value=int_array((1, 1)))
+    strides = prop_def(INT_ARRAY)  # always printed: torch's default is the kernel, MLIR's 1
     padding = prop_def(INT_ARRAY, default_value=int_array((0, 0, 0, 0)))
     res = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$input `kernel` $kernel (`strides` $strides^)? (`padding` $padding^)? attr-dict "
+        "$input `kernel` $kernel `strides` $strides (`padding` $padding^)? attr-dict "
         "`:` type($input) `->` type($res)"
     )
 

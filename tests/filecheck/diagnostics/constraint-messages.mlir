@@ -2,7 +2,6 @@
 // the custom syntax cannot express them) must keep their reason on the one
 // error line.
 //
-// XFAIL: *
 // Known bug: irtensor.ir.verify keeps only the first line of a multi-line
 // VerifyException, so the line ends in "does not verify:" and the reason
 // ("attribute tensor<4xf32> expected from variable 'T', but got

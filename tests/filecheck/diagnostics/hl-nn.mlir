@@ -18,7 +18,7 @@ func.func @matmul_rank0(%a: tensor<f32>, %b: tensor<3xf32>) {
 // -----
 
 func.func @matmul_batch(%a: tensor<2x2x3xf32>, %b: tensor<5x3x4xf32>) {
-// CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.matmul' op shapes (2,), (5,) do not broadcast
+// CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.matmul' op batch dimensions (2,) of lhs (2, 2, 3) and (5,) of rhs (5, 3, 4) do not broadcast
   %0 = hl.matmul %a, %b : tensor<2x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>
   func.return
 }
@@ -123,7 +123,7 @@ func.func @conv_result(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) {
 
 func.func @pool_window_too_big(%x: tensor<1x2x3x3xf32>) {
 // CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.max_pool2d' op window of span 4 does not fit in a padded axis of size 3
-  %0 = hl.max_pool2d %x kernel [4, 4] : tensor<1x2x3x3xf32> -> tensor<1x2x1x1xf32>
+  %0 = hl.max_pool2d %x kernel [4, 4] strides [1, 1] : tensor<1x2x3x3xf32> -> tensor<1x2x1x1xf32>
   func.return
 }
 
@@ -131,7 +131,7 @@ func.func @pool_window_too_big(%x: tensor<1x2x3x3xf32>) {
 
 func.func @pool_kernel(%x: tensor<1x2x6x6xf32>) {
 // CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.avg_pool2d' op kernel [2] must be two sizes >= 1
-  %0 = hl.avg_pool2d %x kernel [2] : tensor<1x2x6x6xf32> -> tensor<1x2x5x5xf32>
+  %0 = hl.avg_pool2d %x kernel [2] strides [1, 1] : tensor<1x2x6x6xf32> -> tensor<1x2x5x5xf32>
   func.return
 }
 
@@ -139,7 +139,7 @@ func.func @pool_kernel(%x: tensor<1x2x6x6xf32>) {
 
 func.func @pool_rank(%x: tensor<6xf32>) {
 // CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.max_pool2d' op pooling needs rank >= 2, got (6,)
-  %0 = hl.max_pool2d %x kernel [2, 2] : tensor<6xf32> -> tensor<5xf32>
+  %0 = hl.max_pool2d %x kernel [2, 2] strides [1, 1] : tensor<6xf32> -> tensor<5xf32>
   func.return
 }
 
@@ -155,7 +155,7 @@ func.func @pool_strides(%x: tensor<6x6xf32>) {
 
 func.func @pool_on_ints(%x: tensor<6x6xi32>) {
 // CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.max_pool2d' op operand 'input' has element type i32, expected a floating-point element type (f16, bf16, f32, f64)
-  %0 = hl.max_pool2d %x kernel [2, 2] : tensor<6x6xi32> -> tensor<5x5xi32>
+  %0 = hl.max_pool2d %x kernel [2, 2] strides [1, 1] : tensor<6x6xi32> -> tensor<5x5xi32>
   func.return
 }
 
@@ -170,7 +170,7 @@ func.func @pool_result(%x: tensor<6x6xf32>) {
 // -----
 
 func.func @softmax_axis(%x: tensor<2x3xf32>) {
-// CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.softmax' op axis [2]: axis 2 is out of range for rank 2
+// CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.softmax' op axis 2 is out of range for rank 2
   %0 = hl.softmax %x axis 2 : tensor<2x3xf32>
   func.return
 }

@@ -162,7 +162,7 @@ func.func @pad_result(%x: tensor<4xf32>) {
 // -----
 
 func.func @slice_out_of_range(%x: tensor<8xf32>) {
-// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.slice' op shrink range [2, 9) does not fit in an axis of size 8
+// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.slice' op slice [2:9] does not fit in an axis of size 8
   %0 = hl.slice %x starts [2] limits [9] steps [1] : tensor<8xf32> -> tensor<7xf32>
   func.return
 }
@@ -170,7 +170,7 @@ func.func @slice_out_of_range(%x: tensor<8xf32>) {
 // -----
 
 func.func @slice_start_after_limit(%x: tensor<8xf32>) {
-// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.slice' op shrink range [5, 3) does not fit in an axis of size 8
+// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.slice' op slice [5:3] does not fit in an axis of size 8
   %0 = hl.slice %x starts [5] limits [3] steps [1] : tensor<8xf32> -> tensor<0xf32>
   func.return
 }
@@ -178,7 +178,7 @@ func.func @slice_start_after_limit(%x: tensor<8xf32>) {
 // -----
 
 func.func @slice_step_zero(%x: tensor<8xf32>) {
-// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.slice' op strides [0] must be at least 1
+// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.slice' op steps [0] must be at least 1
   %0 = hl.slice %x starts [0] limits [8] steps [0] : tensor<8xf32> -> tensor<8xf32>
   func.return
 }
@@ -234,7 +234,7 @@ func.func @concat_elements(%a: tensor<2xf32>, %b: tensor<2xf64>) {
 // -----
 
 func.func @concat_axis(%a: tensor<2xf32>) {
-// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.concat' op axis [1]: axis 1 is out of range for rank 1
+// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.concat' op axis 1 is out of range for rank 1
   %0 = hl.concat %a, %a axis 1 : tensor<2xf32>, tensor<2xf32> -> tensor<4xf32>
   func.return
 }

@@ -259,11 +259,9 @@ func.func @stride_result(%x: tensor<5x3xf32>) {
 
 // -----
 
-// ll.const checks its value against the element type while parsing. (The
-// strict one-line form of these two errors is in ll-const-parse.mlir.)
+// ll.const checks its value against the element type while parsing.
 func.func @const_float_for_int() {
-// CHECK: {{.*}}ll.mlir:[[# @LINE + 2]]:17: error:
-// CHECK: 2.5 is not a value of i32
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:17: error: 2.5 is not a value of i32
   %0 = ll.const 2.5 : tensor<4xi32>
   func.return
 }
@@ -271,8 +269,7 @@ func.func @const_float_for_int() {
 // -----
 
 func.func @const_float_for_bool() {
-// CHECK: {{.*}}ll.mlir:[[# @LINE + 2]]:17: error:
-// CHECK: -1.0 is not a value of i1
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:17: error: -1.0 is not a value of i1 (true, false)
   %0 = ll.const -1.0 : tensor<2xi1>
   func.return
 }
@@ -280,7 +277,7 @@ func.func @const_float_for_bool() {
 // -----
 
 func.func @const_unsupported_type() {
-// CHECK: error: ll.const needs a tensor type of a supported element, got tensor<4xui8>
+// CHECK: error: ll.const needs a tensor of a supported element type, got tensor<4xui8>
   %0 = ll.const 2.5 : tensor<4xui8>
   func.return
 }
@@ -288,7 +285,7 @@ func.func @const_unsupported_type() {
 // -----
 
 func.func @const_not_a_tensor() {
-// CHECK: error: ll.const needs a tensor type of a supported element, got f32
+// CHECK: error: ll.const needs a tensor of a supported element type, got f32
   %0 = ll.const 2.5 : f32
   func.return
 }

@@ -46,18 +46,18 @@ func.func @conv(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %wg: tensor<6x
 // GENERIC:      "hl.conv2d"(%x, %w) <{strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64}> : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32>
 
 func.func @pool(%x: tensor<1x2x6x6xf32>, %y: tensor<5x5xf16>) {
-  %max = hl.max_pool2d %x kernel [2, 2] : tensor<1x2x6x6xf32> -> tensor<1x2x5x5xf32>
+  %max = hl.max_pool2d %x kernel [2, 2] strides [1, 1] : tensor<1x2x6x6xf32> -> tensor<1x2x5x5xf32>
   %maxs = hl.max_pool2d %x kernel [2, 2] strides [2, 2] : tensor<1x2x6x6xf32> -> tensor<1x2x3x3xf32>
   %avg = hl.avg_pool2d %y kernel [3, 3] strides [2, 2] padding [1, 1, 1, 1] : tensor<5x5xf16> -> tensor<3x3xf16>
-  %avgp = hl.avg_pool2d %y kernel [2, 3] padding [0, 1, 0, 0] : tensor<5x5xf16> -> tensor<4x4xf16>
+  %avgp = hl.avg_pool2d %y kernel [2, 3] strides [1, 1] padding [0, 1, 0, 0] : tensor<5x5xf16> -> tensor<4x4xf16>
   func.return
 }
 
 // CHECK-LABEL: func.func @pool(
-// CHECK-NEXT:    %max = hl.max_pool2d %x kernel [2, 2] : tensor<1x2x6x6xf32> -> tensor<1x2x5x5xf32>
+// CHECK-NEXT:    %max = hl.max_pool2d %x kernel [2, 2] strides [1, 1] : tensor<1x2x6x6xf32> -> tensor<1x2x5x5xf32>
 // CHECK-NEXT:    %maxs = hl.max_pool2d %x kernel [2, 2] strides [2, 2] : tensor<1x2x6x6xf32> -> tensor<1x2x3x3xf32>
 // CHECK-NEXT:    %avg = hl.avg_pool2d %y kernel [3, 3] strides [2, 2] padding [1, 1, 1, 1] : tensor<5x5xf16> -> tensor<3x3xf16>
-// CHECK-NEXT:    %avgp = hl.avg_pool2d %y kernel [2, 3] padding [0, 1, 0, 0] : tensor<5x5xf16> -> tensor<4x4xf16>
+// CHECK-NEXT:    %avgp = hl.avg_pool2d %y kernel [2, 3] strides [1, 1] padding [0, 1, 0, 0] : tensor<5x5xf16> -> tensor<4x4xf16>
 // CHECK-NEXT:    func.return
 
 func.func @norms(%x: tensor<2x8x4x4xf32>, %h: tensor<2x3xbf16>) {
