@@ -50,18 +50,22 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
             self._value = data.cast(dtype)._value if dtype else data._value
             return
         array = np.asarray(data)
-        want = dtypes.as_dtype(dtype) if dtype is not None else self._infer(array)
+        if dtype is not None:
+            want = dtypes.as_dtype(dtype)
+        elif isinstance(data, np.ndarray | np.generic):
+            want = dtypes.as_dtype(array.dtype)  # numpy data keeps its dtype, as in tinygrad
+        else:
+            want = self._infer(array)
         self._value = realize.buffer_value(np.array(array, dtype=want.np, order="C"))
 
     @staticmethod
     def _infer(array: np.ndarray) -> DType:
+        """Python data: bools, ints as the default int, floats as the default float."""
         if array.dtype == np.bool_:
             return dtypes.bool_
         if np.issubdtype(array.dtype, np.integer):
             return dtypes.default_int
-        if array.dtype in (np.float16, np.float32, dtypes.bfloat16.np):  # bfloat16 too
-            return dtypes.as_dtype(array.dtype)
-        return dtypes.default_float  # Python floats and float64 data, as tinygrad does
+        return dtypes.default_float
 
     # ------------------------------------------------------------------ properties
 
