@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.utils import EnumAttribute
+from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.ir import Dialect, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -32,6 +33,7 @@ from xdsl.irdl import (
     traits_def,
 )
 from xdsl.parser import Parser
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
 from xdsl.traits import Commutative, ConstantLike, Pure
 from xdsl.utils.str_enum import StrEnum
@@ -114,11 +116,17 @@ class ConstOp(IRDLOperation):
 
 
 @irdl_op_definition
-class NegOp(SameTypeUnaryOp):
+class NegOp(SameTypeUnaryOp, HasCanonicalizationPatternsInterface):
     """`%r = ll.neg %x : tensor<4xf32>`"""
 
     name = "ll.neg"
     ELEMENTS: ClassVar[str] = "numeric"
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from irtensor.passes.ll_patterns import canonicalization_patterns
+
+        return canonicalization_patterns(cls)
 
 
 @irdl_op_definition
@@ -157,16 +165,22 @@ class SinOp(SameTypeUnaryOp):
 
 
 @irdl_op_definition
-class CastOp(CastOpBase):
+class CastOp(CastOpBase, HasCanonicalizationPatternsInterface):
     """`%r = ll.cast %x : tensor<4xf32> -> tensor<4xi32>` converts as numpy's astype."""
 
     name = "ll.cast"
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from irtensor.passes.ll_patterns import canonicalization_patterns
+
+        return canonicalization_patterns(cls)
 
 
 # --------------------------------------------------------------------------- binary
 
 
-class BinaryOp(IRDLOperation):
+class BinaryOp(IRDLOperation, HasCanonicalizationPatternsInterface):
     """`%r = ll.<op> %a, %b : tensor<4xf32>`: operands and result share one type."""
 
     T: ClassVar = VarConstraint("T", base(TensorType))
@@ -181,6 +195,12 @@ class BinaryOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_elements(self, "operand 'lhs'", self.lhs, self.ELEMENTS)
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from irtensor.passes.ll_patterns import canonicalization_patterns
+
+        return canonicalization_patterns(cls)
 
 
 @irdl_op_definition
@@ -226,7 +246,7 @@ class ModOp(BinaryOp):
     ELEMENTS: ClassVar[str] = "int"
 
 
-class CompareOp(IRDLOperation):
+class CompareOp(IRDLOperation, HasCanonicalizationPatternsInterface):
     """`%r = ll.<cmp> %a, %b : tensor<4xf32> -> tensor<4xi1>`"""
 
     T: ClassVar = VarConstraint("T", base(TensorType))
@@ -242,6 +262,12 @@ class CompareOp(IRDLOperation):
     def verify_(self) -> None:
         check_elements(self, "operand 'lhs'", self.lhs, "any")
         check_result(self, self.res, shape_of(self.lhs), dtypes.BOOL_TYPE)
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from irtensor.passes.ll_patterns import canonicalization_patterns
+
+        return canonicalization_patterns(cls)
 
 
 @irdl_op_definition
@@ -261,7 +287,7 @@ class CmpEqOp(CompareOp):
 
 
 @irdl_op_definition
-class WhereOp(IRDLOperation):
+class WhereOp(IRDLOperation, HasCanonicalizationPatternsInterface):
     """`%r = ll.where %c, %a, %b : tensor<4xi1>, tensor<4xf32>`: a where c else b."""
 
     name = "ll.where"
@@ -282,6 +308,12 @@ class WhereOp(IRDLOperation):
         if self.cond.type != want:
             fail(self, f"operand 'cond' has type {self.cond.type}, expected {want}")
 
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from irtensor.passes.ll_patterns import canonicalization_patterns
+
+        return canonicalization_patterns(cls)
+
 
 # --------------------------------------------------------------------------- reduce
 
@@ -299,7 +331,7 @@ class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
 
 
 @irdl_op_definition
-class ReduceOp(IRDLOperation):
+class ReduceOp(IRDLOperation, HasCanonicalizationPatternsInterface):
     """`%r = ll.reduce sum %x axes [1] : tensor<4x5xf32> -> tensor<4x1xf32>`
 
     The reduced axes keep size 1, so the result lines up with the input and an
@@ -329,11 +361,17 @@ class ReduceOp(IRDLOperation):
         shape = shape_rule(self, shapes.reduce, shape_of(self.input), ints(self.axes), True)
         check_result(self, self.res, shape, element_of(self.input))
 
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from irtensor.passes.ll_patterns import canonicalization_patterns
+
+        return canonicalization_patterns(cls)
+
 
 # --------------------------------------------------------------------------- movement
 
 
-class MovementOp(IRDLOperation):
+class MovementOp(IRDLOperation, HasCanonicalizationPatternsInterface):
     """A copy-free view: the result's elements are some of the input's, moved."""
 
     input = operand_def(TensorType)
@@ -347,6 +385,12 @@ class MovementOp(IRDLOperation):
         check_elements(self, "operand 'input'", self.input, "any")
         shape = shape_rule(self, self.result_shape)
         check_result(self, self.res, shape, element_of(self.input))
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from irtensor.passes.ll_patterns import canonicalization_patterns
+
+        return canonicalization_patterns(cls)
 
 
 @irdl_op_definition
