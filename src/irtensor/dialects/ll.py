@@ -13,6 +13,7 @@ from __future__ import annotations
 from enum import auto
 from typing import ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
@@ -20,7 +21,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.interfaces import HasCanonicalizationPatternsInterface
-from xdsl.ir import Dialect, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
@@ -62,6 +63,21 @@ from irtensor.dialects._base import (
 # --------------------------------------------------------------------------- const
 
 
+def scalar_problem(value: float | int | bool, element: Attribute) -> str | None:
+    """Why `value` is not a value of `element`, or None if it is."""
+    if dtypes.is_bool(element):
+        return None if isinstance(value, bool) else f"{value} is not a value of i1 (true, false)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} is not a value of {element}"
+    if dtypes.is_int(element):
+        if isinstance(value, float):
+            return f"{value} is not a value of {element}"
+        info = np.iinfo(dtypes.to_numpy(element))
+        if not info.min <= value <= info.max:
+            return f"{value} is out of range for {element} [{info.min}, {info.max}]"
+    return None
+
+
 @irdl_op_definition
 class ConstOp(IRDLOperation):
     """A scalar broadcast to a shape.
@@ -94,13 +110,18 @@ class ConstOp(IRDLOperation):
     def parse(cls, parser: Parser) -> ConstOp:
         at = parser.pos
         value = parse_scalar(parser)
+        end = parser.pos
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        type_at = parser.pos
         t = parser.parse_type()
         if not isinstance(t, TensorType) or not dtypes.is_supported(t.element_type):
-            parser.raise_error(f"ll.const needs a tensor type of a supported element, got {t}")
-        if isinstance(value, float) and not dtypes.is_float(t.element_type):
-            parser.raise_error(f"{value} is not a value of {t.element_type}", at, parser.pos)
+            parser.raise_error(
+                f"ll.const needs a tensor of a supported element type, got {t}", type_at,
+                parser.pos,
+            )
+        if (problem := scalar_problem(value, t.element_type)) is not None:
+            parser.raise_error(problem, at, end)
         op = cls(value, t)
         op.attributes.update(attrs)
         return op

@@ -87,17 +87,25 @@ def scalar_of(value: float, element: Attribute) -> Any:
     return dtype.type(min(max(int(value), lowest(element)), highest(element)))
 
 
+# numpy reduces in memory order, so a view (a permute, an expand) would round a float sum
+# or pick a max of 0.0 and -0.0 differently than a copy would. Reducing a row-major copy
+# makes the result depend on the values alone, so rewrites that add or remove a view can
+# be compared exactly.
+
+
 def reduce_sum(x: Array, axes: tuple[int, ...], keepdims: bool) -> Any:
-    return np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+    return np.sum(np.array(x, order="C"), axis=axes, keepdims=keepdims, dtype=x.dtype)
 
 
 def reduce_max(x: Array, axes: tuple[int, ...], keepdims: bool, element: Attribute) -> Any:
     """np.max with the identity as `initial`, so no elements give -inf (int min, false)."""
-    return np.max(x, axis=axes, keepdims=keepdims, initial=lowest(element))
+    return np.max(np.array(x, order="C"), axis=axes, keepdims=keepdims,
+                  initial=lowest(element))
 
 
 def reduce_min(x: Array, axes: tuple[int, ...], keepdims: bool, element: Attribute) -> Any:
-    return np.min(x, axis=axes, keepdims=keepdims, initial=highest(element))
+    return np.min(np.array(x, order="C"), axis=axes, keepdims=keepdims,
+                  initial=highest(element))
 
 
 def count(shape: Sequence[int], axes: Sequence[int]) -> int:
