@@ -17,7 +17,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from irtensor.dialects import HL, LL
+from irtensor.dialects import HL, KERNEL, LL
 
 
 class IRError(Exception):
@@ -35,7 +35,8 @@ class IRError(Exception):
 def make_context() -> Context:
     """A context with builtin, func, the standard dialects and irtensor's own loaded."""
     ctx = Context()
-    for dialect in (Builtin, func.Func, arith.Arith, math.Math, scf.Scf, memref.MemRef, HL, LL):
+    for dialect in (Builtin, func.Func, arith.Arith, math.Math, scf.Scf, memref.MemRef, HL, LL,
+                    KERNEL):
         ctx.load_dialect(dialect)
     return ctx
 
