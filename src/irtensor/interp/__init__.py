@@ -1,10 +1,10 @@
-"""The reference interpreter: runs `hl` and `ll` programs on numpy arrays.
+"""The reference interpreter: runs `hl`, `ll` and `kernel` programs on numpy arrays.
 
     from irtensor.interp import run
     outs = run(module, [x, w], fn="main")
 
 It is the oracle for every pass and backend, so each op is one short, plain
-numpy implementation (`hl_impls`, `ll_impls`) on xDSL's interpreter. Inputs are
+numpy implementation (`hl_impls`, `ll_impls`, `kernel_impls`) on xDSL's interpreter. Inputs are
 checked against the function's signature and never cast; each output has
 exactly its result type's shape and dtype (rank 0 gives a 0-d array).
 Floating-point exceptions are silent: NaN and inf come out as numpy makes them.
@@ -23,18 +23,20 @@ from xdsl.interpreters.func import FuncFunctions
 
 from irtensor import dtypes, ir
 from irtensor.interp.hl_impls import HlFunctions
+from irtensor.interp.kernel_impls import KernelFunctions
 from irtensor.interp.ll_impls import LlFunctions
 from irtensor.shapes import fmt
 
-__all__ = ["HlFunctions", "LlFunctions", "make_interpreter", "run"]
+__all__ = ["HlFunctions", "KernelFunctions", "LlFunctions", "make_interpreter", "run"]
 
 
 def make_interpreter(module: ModuleOp) -> Interpreter:
-    """An xDSL interpreter over `module` that knows func, `hl` and `ll`."""
+    """An xDSL interpreter over `module` that knows func, `hl`, `ll` and `kernel`."""
     interp = Interpreter(module)
     interp.register_implementations(FuncFunctions())
     interp.register_implementations(HlFunctions())
     interp.register_implementations(LlFunctions())
+    interp.register_implementations(KernelFunctions())
     return interp
 
 
