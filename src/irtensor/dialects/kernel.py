@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     AffineSetAttr,
     ArrayAttr,
     FloatAttr,
+    IndexType,
     IntAttr,
     IntegerAttr,
     StringAttr,
@@ -342,7 +343,9 @@ class KernelOp(IRDLOperation):
             elif not (str(expr) == "0" and size == 1):
                 fail(self, f"writes result {expr} must be a parallel dimension or 0 on a "
                            "size-1 axis")
-        if sorted(seen) != list(self.parallel_dims):
+        # Each element is written once: every parallel dimension of size > 1 appears once.
+        wide = [d for d in self.parallel_dims if self.sizes[d] != 1]
+        if len(set(seen)) != len(seen) or not set(wide) <= set(seen):
             fail(self, f"writes {wmap} must use every parallel dimension once")
 
     def _verify_regions(self) -> None:
@@ -380,12 +383,34 @@ class YieldOp(IRDLOperation):
         super().__init__(operands=[value])
 
 
+@irdl_op_definition
+class IndexOp(IRDLOperation):
+    """`%i = kernel.index 0 : index`: the current index along iteration dimension 0."""
+
+    name = "kernel.index"
+    dim = prop_def(I64_ATTR)
+    res = result_def(IndexType)
+    traits = traits_def(HasParent(KernelOp), Pure())
+    assembly_format = "$dim attr-dict `:` type($res)"
+
+    def __init__(self, dim: int):
+        super().__init__(properties={"dim": IntegerAttr(dim, i64)}, result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        parent = self.parent_op()
+        while parent is not None and not isinstance(parent, KernelOp):
+            parent = parent.parent_op()
+        if parent is not None and not 0 <= self.dim.value.data < len(parent.sizes):
+            fail(self, f"dimension {self.dim.value.data} is not one of the kernel's "
+                       f"{len(parent.sizes)}")
+
+
 def identity_access(rank: int, dims: Sequence[int] | None = None) -> AccessAttr:
     """Read an input whose axes are the iteration dimensions `dims` (default: all)."""
     dims = list(range(rank)) if dims is None else list(dims)
     return AccessAttr(AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in dims)))
 
 
-KERNEL = Dialect("kernel", [KernelOp, YieldOp], [AccessAttr, ScheduleAttr])
+KERNEL = Dialect("kernel", [KernelOp, YieldOp, IndexOp], [AccessAttr, ScheduleAttr])
 
-__all__ = ["KERNEL", "AccessAttr", "KernelOp", "ScheduleAttr", "YieldOp"]
+__all__ = ["KERNEL", "AccessAttr", "IndexOp", "KernelOp", "ScheduleAttr", "YieldOp"]

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import IndexType
 from xdsl.interpreter import (
     InterpretationError,
     Interpreter,
@@ -33,7 +34,7 @@ from xdsl.ir.affine import (
 from xdsl.ir.affine.affine_set import AffineConstraintKind
 
 from irtensor import dtypes
-from irtensor.dialects.kernel import AccessAttr, KernelOp
+from irtensor.dialects.kernel import AccessAttr, IndexOp, KernelOp
 from irtensor.interp.ll_impls import reduce_max, reduce_sum, scalar_of
 
 Grid = list[np.ndarray]
@@ -108,7 +109,7 @@ CMPF = {1: np.equal, 2: np.greater, 3: np.greater_equal, 4: np.less, 5: np.less_
         6: lambda a, b: (a < b) | (a > b), 8: lambda a, b: (a == b) | np.isnan(a) | np.isnan(b),
         13: np.not_equal}
 CMPI = {0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater,
-        5: np.greater_equal}
+        5: np.greater_equal, 6: np.less}  # 6: ult, used on i1 only
 
 SCALAR_OPS: dict[type[Operation], Callable[..., Any]] = {
     arith.AddfOp: lambda op, a, b: a + b,
@@ -144,16 +145,18 @@ CASTS = (arith.ExtFOp, arith.TruncFOp, arith.SIToFPOp, arith.UIToFPOp, arith.FPT
 
 
 def numpy_type(t: Attribute) -> np.dtype:
-    return dtypes.to_numpy(t)
+    return np.dtype(np.int64) if isinstance(t, IndexType) else dtypes.to_numpy(t)
 
 
-def run_block(block: Block, args: Sequence[np.ndarray]) -> np.ndarray:
+def run_block(block: Block, args: Sequence[np.ndarray], grid: Grid) -> np.ndarray:
     """The block's scalar ops, applied elementwise to arrays; the yielded array."""
     env: dict[SSAValue, Any] = dict(zip(block.args, args, strict=True))
     for op in block.ops:
         if op is block.last_op:
             return env[op.operands[0]]
-        if isinstance(op, arith.ConstantOp):
+        if isinstance(op, IndexOp):
+            out = grid[op.dim.value.data]
+        elif isinstance(op, arith.ConstantOp):
             value = op.value.value.data  # type: ignore[attr-defined]
             out = np.asarray(value).astype(numpy_type(op.result.type))
         elif isinstance(op, CASTS):
@@ -173,7 +176,7 @@ def run_kernel(op: KernelOp, inputs: Sequence[np.ndarray]) -> np.ndarray:
     n_body = len(op.body_inputs)
     body_args = [read(x, a, grid, sizes, f"{where} read #{i}")
                  for i, (x, a) in enumerate(zip(inputs[:n_body], op.accesses, strict=False))]
-    values = np.broadcast_to(run_block(op.body.block, body_args), sizes)
+    values = np.broadcast_to(run_block(op.body.block, body_args, grid), sizes)
     space = sizes
     if op.reduction_dims:
         dims = op.reduction_dims
@@ -188,11 +191,14 @@ def run_kernel(op: KernelOp, inputs: Sequence[np.ndarray]) -> np.ndarray:
             epi_args = [read(x, a, grid, space, f"{where} read #{n_body + i}")
                         for i, (x, a) in enumerate(zip(inputs[n_body:], op.accesses[n_body:],
                                                        strict=True))]
-            values = np.broadcast_to(run_block(block, [values, *epi_args]), space)
+            values = np.broadcast_to(run_block(block, [values, *epi_args], grid), space)
     out_shape = tuple(op.res.type.get_shape())  # type: ignore[attr-defined]
     out = np.empty(out_shape, dtype=values.dtype)
     positions = [np.broadcast_to(eval_expr(e, grid), space) for e in op.writes.data.results]
-    out[tuple(positions)] = values
+    if positions:
+        out[tuple(positions)] = values
+    else:  # a rank-0 result: the space has a single point
+        out[...] = values.reshape(())
     return out
 
 
