@@ -170,7 +170,7 @@ class FusePass(ModulePass):
     """
 
     name = "fuse"
-    recompute_limit: int = 2
+    recompute_limit: int = 8
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
@@ -206,8 +206,10 @@ class Fuser:
                 self.nodes[op.operands[0]] = self.realize_reduces(self.nodes[op.operands[0]])
                 node = self.node_of(op)
                 assert node is not None
-            if len(list(op.results[0].uses)) > 1 and not self.cheap(node):
-                node = identity_read(self.materialize(node))
+            if len(list(op.results[0].uses)) > 1:  # several consumers
+                node = self.realize_reduces(node)  # a reduction is computed once
+                if not self.cheap(node):
+                    node = identity_read(self.materialize(node))
             self.nodes[op.results[0]] = node
         for op in reversed(list(block.ops)):
             if not isinstance(op, func.ReturnOp | kernel.KernelOp) and not op.results[0].uses:
@@ -215,6 +217,7 @@ class Fuser:
                 op.erase()
 
     def cheap(self, node: Node) -> bool:
+        """Recomputing it in each consumer costs less than a trip through memory."""
         return not contains_reduce(node) and size_of(node) <= self.recompute_limit
 
     def realize_reduces(self, node: Node) -> Node:
