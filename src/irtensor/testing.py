@@ -288,3 +288,32 @@ def assert_preserves_semantics(
             f"--- IR before ---\n{ir.to_text(module)}--- IR after ---\n{ir.to_text(after)}"
         ) from None
     return after
+
+
+def assert_reads_in_bounds(module: ModuleOp) -> int:
+    """Every read of every kernel, at every point of its space where its mask
+    holds, indexes inside its input. Returns how many reads were checked."""
+    from irtensor.dialects.kernel import KernelOp
+    from irtensor.interp.kernel_impls import eval_expr, index_grid, valid_points
+
+    checked = 0
+    for op in module.walk():
+        if not isinstance(op, KernelOp):
+            continue
+        n_body = len(op.body_inputs)
+        full = op.sizes
+        reduced = tuple(1 if d in op.reduction_dims else s for d, s in enumerate(full))
+        for i, (value, access) in enumerate(zip(op.inputs, op.accesses, strict=True)):
+            space = full if i < n_body else reduced
+            grid = index_grid(space)
+            valid = valid_points(access, grid, space)
+            shape = value.type.get_shape()  # type: ignore[attr-defined]
+            for axis, expr in enumerate(access.affine_map.results):
+                index = np.broadcast_to(eval_expr(expr, grid), space)
+                bad = valid & ((index < 0) | (index >= shape[axis]))
+                assert not bad.any(), (
+                    f"kernel @{op.sym_name.data} read #{i} axis {axis}: index "
+                    f"{int(index[bad][0])} outside size {shape[axis]}"
+                )
+            checked += 1
+    return checked

@@ -33,6 +33,8 @@ from irtensor.passes.views import (
     const,
     dims,
     movement_map,
+    simplify,
+    simplify_constraint,
     substitute,
     substitute_constraint,
 )
@@ -113,8 +115,9 @@ def move(node: Node, imap: IndexMap, shape: tuple[int, ...]) -> Node | None:
         moved: Node = Const(shape, node.element, node.value)
     elif isinstance(node, Read):
         moved = Read(shape, node.element, node.buffer,
-                     tuple(substitute(e, by) for e in node.exprs),
-                     tuple(substitute_constraint(c, by) for c in node.valid), node.pad)
+                     tuple(simplify(substitute(e, by), shape) for e in node.exprs),
+                     tuple(simplify_constraint(substitute_constraint(c, by), shape)
+                           for c in node.valid), node.pad)
         if imap.valid and node.valid and node.pad != imap.pad:
             return Masked(shape, node.element, _guard(moved, imap.valid), imap.valid, imap.pad)
         if imap.valid:

@@ -13,7 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.ir import Operation
-from xdsl.ir.affine import AffineExpr
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+)
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
 
 from irtensor.dialects import ll
@@ -51,6 +57,10 @@ def substitute(expr: AffineExpr, by: Sequence[AffineExpr]) -> AffineExpr:
 def substitute_constraint(c: AffineConstraintExpr, by: Sequence[AffineExpr]
                           ) -> AffineConstraintExpr:
     return AffineConstraintExpr(c.kind, substitute(c.lhs, by), substitute(c.rhs, by))
+
+
+def simplify_constraint(c: AffineConstraintExpr, sizes: Sequence[int]) -> AffineConstraintExpr:
+    return AffineConstraintExpr(c.kind, simplify(c.lhs - c.rhs, sizes), const(0))
 
 
 def reshape_groups(src: Sequence[int], dst: Sequence[int]) -> list[tuple[list[int], list[int]]]:
@@ -127,3 +137,87 @@ def movement_map(op: Operation) -> IndexMap:
 
 
 MOVEMENT_OPS = ll.MOVEMENT_OPS
+
+
+# --------------------------------------------------------------------------- simplification
+
+
+def _terms(expr: AffineExpr) -> tuple[list[tuple[int, AffineExpr]], int]:
+    """expr as sum(coefficient * atom) + constant; atoms are dims or non-linear parts."""
+    if isinstance(expr, AffineConstantExpr):
+        return [], expr.value
+    if isinstance(expr, AffineBinaryOpExpr) and expr.kind == AffineBinaryOpKind.Add:
+        (a, ka), (b, kb) = _terms(expr.lhs), _terms(expr.rhs)
+        return a + b, ka + kb
+    if (isinstance(expr, AffineBinaryOpExpr) and expr.kind == AffineBinaryOpKind.Mul
+            and isinstance(expr.rhs, AffineConstantExpr)):
+        terms, k = _terms(expr.lhs)
+        c = expr.rhs.value
+        return [(t * c, atom) for t, atom in terms], k * c
+    return [(1, expr)], 0
+
+
+def _join(terms: list[tuple[int, AffineExpr]], constant: int) -> AffineExpr:
+    merged: dict[str, tuple[int, AffineExpr]] = {}
+    for c, atom in terms:
+        key = str(atom)
+        merged[key] = (merged[key][0] + c if key in merged else c, atom)
+    out: AffineExpr = const(0)
+    for c, atom in sorted(merged.values(), key=lambda t: str(t[1])):
+        if c:
+            out = out + (atom if c == 1 else atom * c)
+    return out + constant if constant else out
+
+
+def bounds(expr: AffineExpr, sizes: Sequence[int]) -> tuple[int, int]:
+    """Smallest and largest value of `expr` over the index space `sizes`."""
+    if isinstance(expr, AffineDimExpr):
+        return 0, max(sizes[expr.position] - 1, 0)
+    if isinstance(expr, AffineConstantExpr):
+        return expr.value, expr.value
+    assert isinstance(expr, AffineBinaryOpExpr)
+    (a, b), (c, d) = bounds(expr.lhs, sizes), bounds(expr.rhs, sizes)
+    if expr.kind == AffineBinaryOpKind.Add:
+        return a + c, b + d
+    if expr.kind == AffineBinaryOpKind.Mul:
+        products = (a * c, a * d, b * c, b * d)
+        return min(products), max(products)
+    if expr.kind == AffineBinaryOpKind.Mod:
+        return 0, max(d - 1, 0)
+    if expr.kind == AffineBinaryOpKind.FloorDiv and c == d and c > 0:
+        return a // c, b // c
+    return -(2**62), 2**62
+
+
+def simplify(expr: AffineExpr, sizes: Sequence[int]) -> AffineExpr:
+    """Fold `mod` and `floordiv` by constants using the ranges of the dims, so that
+    window and reshape arithmetic reads as the plain index it is."""
+    if not isinstance(expr, AffineBinaryOpExpr):
+        return expr
+    lhs, rhs = simplify(expr.lhs, sizes), simplify(expr.rhs, sizes)
+    kind = expr.kind
+    if kind in (AffineBinaryOpKind.Mod, AffineBinaryOpKind.FloorDiv) and isinstance(
+        rhs, AffineConstantExpr
+    ) and rhs.value > 0:
+        n = rhs.value
+        terms, k = _terms(lhs)
+        if kind == AffineBinaryOpKind.Mod:
+            reduced = _join([(c % n, atom) for c, atom in terms], k % n)
+            lo, hi = bounds(reduced, sizes)
+            return reduced if lo >= 0 and hi < n else reduced % n
+        whole = [(c // n, atom) for c, atom in terms if c % n == 0]
+        rest = [(c, atom) for c, atom in terms if c % n != 0]
+        lo, hi = bounds(_join(rest, k % n), sizes)
+        if lo >= 0 and hi < n:  # the remainder never reaches n
+            return _join(whole, k // n)
+        return lhs // n
+    if kind == AffineBinaryOpKind.Add:
+        return _join(*_add_terms(lhs, rhs))
+    if kind == AffineBinaryOpKind.Mul:
+        return lhs * rhs
+    return AffineBinaryOpExpr(kind, lhs, rhs)
+
+
+def _add_terms(a: AffineExpr, b: AffineExpr) -> tuple[list[tuple[int, AffineExpr]], int]:
+    (ta, ka), (tb, kb) = _terms(a), _terms(b)
+    return ta + tb, ka + kb

@@ -1,0 +1,129 @@
+// fuse turns ll programs into kernels. Each function below is written in hl and
+// lowered by hl-to-ll first; the checks count the kernels and show how views
+// became reads (no copy kernels) and how epilogues absorbed their consumers.
+// RUN: irtensor-opt %s -p decompose-hlops,conv-to-mul-sum,fold-constants,cse,dce,fuse | filecheck %s
+
+// A 10-op elementwise chain is one kernel over the output's shape.
+// CHECK-LABEL: func.func @chain10
+// CHECK-COUNT-1: kernel.kernel @E_8_16(%x, %y) space [8, 16] reads [#kernel.access<(d0, d1) -> (d0, d1)>, #kernel.access<(d0, d1) -> (d1)>] writes affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @chain10(%x: tensor<8x16xf32>, %y: tensor<16xf32>) -> tensor<8x16xf32> {
+  %0 = hl.add %x, %y : tensor<8x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+  %1 = hl.mul %0, %x : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  %2 = hl.exp %1 : tensor<8x16xf32>
+  %3 = hl.sub %2, %y : tensor<8x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+  %4 = hl.relu %3 : tensor<8x16xf32>
+  %5 = hl.sqrt %4 : tensor<8x16xf32>
+  %6 = hl.maximum %5, %x : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  %7 = hl.neg %6 : tensor<8x16xf32>
+  %8 = hl.sin %7 : tensor<8x16xf32>
+  %9 = hl.mul %8, %x : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  func.return %9 : tensor<8x16xf32>
+}
+
+// sum(a * b): the product is computed inside the reduction kernel.
+// CHECK-LABEL: func.func @sum_of_product
+// CHECK-COUNT-1: kernel.kernel @r_4_32(%a, %b) space [4, 32] reduce [1] sum
+// CHECK:           arith.mulf
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @sum_of_product(%a: tensor<4x32xf32>, %b: tensor<4x32xf32>) -> tensor<4xf32> {
+  %0 = hl.mul %a, %b : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+  %1 = hl.sum %0 axes [1] : tensor<4x32xf32> -> tensor<4xf32>
+  func.return %1 : tensor<4xf32>
+}
+
+// matmul: expand + mul + sum, with no broadcast materialized: both operands are
+// read in place, the contracted dimension d1 is the reduction.
+// CHECK-LABEL: func.func @matmul
+// CHECK:         kernel.kernel @r_16_8_32(%a, %b) space [16, 8, 32] reduce [1] sum reads [#kernel.access<(d0, d1, d2) -> (d0, d1)>, #kernel.access<(d0, d1, d2) -> (d1, d2)>] writes affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @matmul(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>) -> tensor<16x32xf32> {
+  %0 = hl.matmul %a, %b : tensor<16x8xf32>, tensor<8x32xf32> -> tensor<16x32xf32>
+  func.return %0 : tensor<16x32xf32>
+}
+
+// matmul + bias + relu: one kernel; the bias add and the relu are its epilogue.
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK:         kernel.kernel @r_16_8_32(%a, %b, %bias) space [16, 8, 32] reduce [1] sum {{.*}} epilogue_inputs 1
+// CHECK:         } epilogue {
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @matmul_bias_relu(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>, %bias: tensor<32xf32>) -> tensor<16x32xf32> {
+  %0 = hl.matmul %a, %b : tensor<16x8xf32>, tensor<8x32xf32> -> tensor<16x32xf32>
+  %1 = hl.add %0, %bias : tensor<16x32xf32>, tensor<32xf32> -> tensor<16x32xf32>
+  %2 = hl.relu %1 : tensor<16x32xf32>
+  func.return %2 : tensor<16x32xf32>
+}
+
+// conv2d (padding 1) + bias + relu: one kernel. The padding is a masked read of
+// the input (pad 0.0); the sliding windows are index arithmetic, not copies.
+// CHECK-LABEL: func.func @conv_bias_relu
+// CHECK:         kernel.kernel @r_{{[0-9_]+}}(%x, %w, %b) space {{.*}} sum {{.*}}valid{{.*}} epilogue_inputs 1
+// CHECK:         } epilogue {
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @conv_bias_relu(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4x1x1xf32>) -> tensor<2x4x8x8xf32> {
+  %0 = hl.conv2d %x, %w padding [1, 1, 1, 1] : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x8x8xf32>
+  %1 = hl.add %0, %b : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
+  %2 = hl.relu %1 : tensor<2x4x8x8xf32>
+  func.return %2 : tensor<2x4x8x8xf32>
+}
+
+// softmax is 3 kernels: the row max; the row sum of exp(x - max), which needs the
+// max broadcast over the row, so it cannot be the max's epilogue; and the
+// division, which needs the sum broadcast over the row. exp is recomputed in the
+// last kernel rather than stored (it is cheaper than a trip through memory).
+// CHECK-LABEL: func.func @softmax
+// CHECK:         %[[MAX:.*]] = kernel.kernel @r_4_16(%x) space [4, 16] reduce [1] max
+// CHECK:         %[[SUM:.*]] = kernel.kernel @r_4_16(%x, %[[MAX]]) space [4, 16] reduce [1] sum
+// CHECK:         %[[OUT:.*]] = kernel.kernel @E_4_16(%x, %[[MAX]], %[[SUM]]) space [4, 16]
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return %[[OUT]]
+func.func @softmax(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = hl.softmax %x axis 1 : tensor<4x16xf32>
+  func.return %0 : tensor<4x16xf32>
+}
+
+// layernorm is 3 kernels, for the same reason: the mean, the variance (which reads
+// the mean broadcast), and the normalisation (which reads both).
+// CHECK-LABEL: func.func @layernorm
+// CHECK:         %[[MEAN:.*]] = kernel.kernel @r_4_16(%x) space [4, 16] reduce [1] sum
+// CHECK:         %[[VAR:.*]] = kernel.kernel @r_4_16(%x, %[[MEAN]]) space [4, 16] reduce [1] sum
+// CHECK:         kernel.kernel @E_4_16(%x, %[[MEAN]], %[[VAR]]) space [4, 16]
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @layernorm(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = hl.layer_norm %x axes [1] : tensor<4x16xf32>
+  func.return %0 : tensor<4x16xf32>
+}
+
+// A permute/reshape/pad/flip/stride chain feeding an add is one kernel: the
+// chain is a single masked read of %x, with no copy kernel.
+// CHECK-LABEL: func.func @view_chain
+// CHECK:         kernel.kernel @E_3_5(%x, %y) space [3, 5] reads [#kernel.access<(d0, d1) -> ({{.*}}), valid (d0, d1) : ({{.*}}), pad 0.0>, #kernel.access<(d0, d1) -> (d0, d1)>]
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @view_chain(%x: tensor<4x6xf32>, %y: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %0 = hl.permute %x [1, 0] : tensor<4x6xf32> -> tensor<6x4xf32>
+  %1 = hl.reshape %0 : tensor<6x4xf32> -> tensor<3x8xf32>
+  %2 = hl.pad %1 low [0, 1] high [0, 1] : tensor<3x8xf32> -> tensor<3x10xf32>
+  %3 = hl.flip %2 axes [1] : tensor<3x10xf32>
+  %4 = hl.slice %3 starts [0, 0] limits [3, 10] steps [1, 2] : tensor<3x10xf32> -> tensor<3x5xf32>
+  %5 = hl.add %4, %y : tensor<3x5xf32>, tensor<3x5xf32> -> tensor<3x5xf32>
+  func.return %5 : tensor<3x5xf32>
+}
+
+// A view returned as it is must be copied into its own buffer: the copy kernel.
+// CHECK-LABEL: func.func @returned_view
+// CHECK:         kernel.kernel @E_3_2(%x) space [3, 2] reads [#kernel.access<(d0, d1) -> (d1, d0)>]
+// CHECK-NEXT:    ^{{.*}}(%[[V:.*]]: f32):
+// CHECK-NEXT:      kernel.yield %[[V]] : f32
+func.func @returned_view(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = hl.permute %x [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  func.return %0 : tensor<3x2xf32>
+}

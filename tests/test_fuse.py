@@ -1,0 +1,155 @@
+"""fuse keeps the meaning of programs, leaves no ll op, never reads out of bounds,
+and forms the kernels it promises."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32, f64, i1, i32, i64
+
+from irtensor import ir
+from irtensor.dialects import kernel
+from irtensor.passes.fuse import FusePass
+from irtensor.passes.views import bounds, reshape_map, simplify
+from irtensor.pipeline import Pipeline
+from irtensor.testing import Program, assert_preserves_semantics, assert_reads_in_bounds, programs
+
+HL_TO_LL = "decompose-hlops,conv-to-mul-sum,fold-constants,cse,dce"
+ALL_TYPES = (f16, bf16, f32, f64, i32, i64, i1)
+
+
+def kernels(module: ModuleOp) -> list[kernel.KernelOp]:
+    return [op for op in module.walk() if isinstance(op, kernel.KernelOp)]
+
+
+def fused(text: str, pipeline: str = f"{HL_TO_LL},fuse") -> ModuleOp:
+    module = ir.parse(text)
+    Pipeline(pipeline).run(module)
+    return module
+
+
+def check_fusion(program: Program, pipeline: str) -> ModuleOp:
+    after = assert_preserves_semantics(pipeline, program.module, program.inputs,
+                                       rtol=2e-3, atol=2e-3)
+    names = {op.name for op in after.walk()}
+    assert not any(n.startswith(("ll.", "hl.")) for n in names), names
+    assert_reads_in_bounds(after)
+    return after
+
+
+@given(programs(dialect="ll", dtypes=ALL_TYPES, max_ops=10))
+def test_fuse_keeps_the_meaning_of_ll_programs(program: Program) -> None:
+    check_fusion(program, "fuse")
+
+
+@given(programs(dialect="hl", dtypes=(f32, i32, i1), max_ops=8))
+def test_hl_programs_lower_and_fuse_without_changing_results(program: Program) -> None:
+    check_fusion(program, f"{HL_TO_LL},fuse")
+
+
+@given(programs(dialect="ll", dtypes=(f32,), max_ops=8), st.integers(0, 3))
+def test_any_recompute_limit_keeps_the_meaning(program: Program, limit: int) -> None:
+    check_fusion(program, f"fuse{{recompute-limit={limit}}}")
+
+
+SHARED = """
+func.func @main(%x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = hl.exp %x : tensor<64xf32>
+  %a = hl.add %e, %y : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %m = hl.mul %e, %y : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  func.return %a, %m : tensor<64xf32>, tensor<64xf32>
+}
+"""
+
+
+def test_a_cheap_shared_value_is_recomputed_in_each_consumer() -> None:
+    module = fused(SHARED)
+    assert len(kernels(module)) == 2  # exp is computed inside both output kernels
+    assert all(x.name == "math.exp2" for k in kernels(module) for x in k.walk()
+               if x.name.startswith("math."))
+
+
+def test_with_no_recomputation_a_shared_value_is_computed_once() -> None:
+    module = fused(SHARED, f"{HL_TO_LL},fuse{{recompute-limit=0}}")
+    ks = kernels(module)
+    assert len(ks) == 3  # exp once, then each consumer reads it
+    assert sum(1 for k in ks for x in k.walk() if x.name == "math.exp2") == 1
+
+
+def test_a_shared_reduction_is_computed_once() -> None:
+    module = fused("""
+    func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+      %m = hl.max %x axes [1] keepdim : tensor<8x16xf32> -> tensor<8x1xf32>
+      %a = hl.sub %x, %m : tensor<8x16xf32>, tensor<8x1xf32> -> tensor<8x16xf32>
+      %b = hl.add %a, %m : tensor<8x16xf32>, tensor<8x1xf32> -> tensor<8x16xf32>
+      func.return %b : tensor<8x16xf32>
+    }""")
+    reductions = [k for k in kernels(module) if k.reduction_dims]
+    assert len(reductions) == 1 and len(kernels(module)) == 2
+
+
+def test_matmul_bias_relu_is_one_kernel_with_an_epilogue() -> None:
+    module = fused("""
+    func.func @main(%a: tensor<5x7xf32>, %b: tensor<7x3xf32>, %c: tensor<3xf32>)
+        -> tensor<5x3xf32> {
+      %0 = hl.matmul %a, %b : tensor<5x7xf32>, tensor<7x3xf32> -> tensor<5x3xf32>
+      %1 = hl.add %0, %c : tensor<5x3xf32>, tensor<3xf32> -> tensor<5x3xf32>
+      %2 = hl.relu %1 : tensor<5x3xf32>
+      func.return %2 : tensor<5x3xf32>
+    }""")
+    (k,) = kernels(module)
+    assert k.epilogue_block is not None and k.n_epilogue_inputs == 1
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in ((5, 7), (7, 3), (3,)))
+    from irtensor.interp import run
+
+    (out,) = run(module, [a, b, c])
+    np.testing.assert_allclose(out, np.maximum(a @ b + c, 0), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("src", "dst"), [
+    ((2, 3, 4), (6, 4)), ((6, 4), (2, 3, 4)), ((4, 6), (6, 4)), ((2, 1, 3), (3, 2)),
+    ((24,), (2, 3, 4)), ((1, 12), (3, 1, 4, 1)), ((), (1, 1)), ((5,), (5,)),
+])
+def test_reshape_maps_point_at_the_same_element(src: tuple[int, ...], dst: tuple[int, ...]
+                                                ) -> None:
+    from xdsl.ir.affine import AffineMap
+
+    amap = AffineMap(len(dst), 0, reshape_map(src, dst))
+    a = np.arange(int(np.prod(src))).reshape(src)
+    b = a.reshape(dst)
+    for index in np.ndindex(*dst):
+        assert a[amap.eval(list(index), [])] == b[index]
+
+
+def test_simplify_uses_the_ranges_of_the_dims() -> None:
+    from xdsl.ir.affine import AffineExpr
+
+    d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
+    window = (d0 * 11 + d1) % 10  # a sliding-window index over a padded axis of 10
+    assert str(simplify(window, [3, 8])) == "(d0 + d1)"
+    assert str(simplify((d0 * 4 + d1) // 4, [3, 4])) == "d0"
+    assert str(simplify((d0 * 4 + d1) % 4, [3, 4])) == "d1"
+    assert str(simplify((d0 * 4 + d1) // 4, [3, 5])) != "d0"  # d1 may reach 4: kept
+    assert bounds(d0 * -2 + 8, [5]) == (0, 8)
+
+
+def test_bounds_checker_catches_an_out_of_range_read() -> None:
+    module = ir.parse("""
+    func.func @main(%x: tensor<4xf32>) -> tensor<5xf32> {
+      %0 = kernel.kernel @E_5(%x) space [5] reads [#kernel.access<(d0) -> (d0)>]
+             writes affine_map<(d0) -> (d0)> : (tensor<4xf32>) -> tensor<5xf32> {
+      ^bb0(%v: f32):
+        kernel.yield %v : f32
+      }
+      func.return %0 : tensor<5xf32>
+    }""")
+    with pytest.raises(AssertionError, match="index 4 outside size 4"):
+        assert_reads_in_bounds(module)
+
+
+def test_fuse_is_registered_with_its_option() -> None:
+    assert str(Pipeline("fuse{recompute-limit=3}")) == "fuse{recompute_limit=3}"
+    assert FusePass().recompute_limit == 8
