@@ -14,6 +14,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 import irtensor.interp
+import irtensor.realize
 from conftest import BF16, F16, F32, F64, I1, I32, I64, check, ident
 from irtensor import Tensor, dtypes
 from irtensor.pipeline import Pipeline, PipelineError
@@ -50,13 +51,21 @@ class Runs:
 
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch) -> Runs:
+    """Records the hl program of every realization that runs (not of ir() calls)."""
     record = Runs()
-    real = irtensor.interp.run
+    real_run, real_build = irtensor.interp.run, irtensor.realize.build_module
+    built: list[ModuleOp] = []
+
+    def remembering_build(outputs):  # type: ignore[no-untyped-def]
+        module, arrays = real_build(outputs)
+        built.append(module.clone())
+        return module, arrays
 
     def counting_run(module: ModuleOp, inputs, fn: str = "main"):  # type: ignore[no-untyped-def]
-        record.modules.append(module.clone())
-        return real(module, inputs, fn)
+        record.modules.append(built[-1])
+        return real_run(module, inputs, fn)
 
+    monkeypatch.setattr(irtensor.realize, "build_module", remembering_build)
     monkeypatch.setattr(irtensor.interp, "run", counting_run)
     return record
 

@@ -20,11 +20,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from irtensor import dtypes, ir
+from irtensor.dialects.kernel import KernelOp
 from irtensor.passes import register_pipeline
 from irtensor.pipeline import Pipeline
 
 DEVICES = ("interp",)
-STAGES = ("hl", "ll")
+# Each inspection stage and the pipeline that reaches it from the recorded hl program.
+STAGES = {"hl": "", "ll": "hl-to-ll", "kernel": "hl-to-kernel"}
 
 # Buffer placeholders are arguments of detached one-argument blocks.
 _BUFFERS: weakref.WeakKeyDictionary[SSAValue, np.ndarray] = weakref.WeakKeyDictionary()
@@ -33,8 +35,9 @@ _REALIZED: weakref.WeakKeyDictionary[SSAValue, SSAValue] = weakref.WeakKeyDictio
 _KEEP_BLOCKS: weakref.WeakKeyDictionary[SSAValue, Block] = weakref.WeakKeyDictionary()
 
 
-# The interpreter runs hl as written, so its pipeline only cleans up: it stays the oracle.
-register_pipeline("default-interp", "cse,dce", "what realizing on device interp runs")
+# On the interpreter a program runs as the kernels a compiled device would run, so every
+# realized tensor checks the whole compiler against numpy.
+register_pipeline("default-interp", "hl-to-kernel", "what realizing on device interp runs")
 
 
 def default_device() -> str:
@@ -113,8 +116,7 @@ def lower(module: ModuleOp, stage: str) -> ModuleOp:
     """The module after the pipeline up to `stage` (`hl`: as recorded)."""
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
-    if stage == "ll":
-        Pipeline("hl-to-ll").run(module)
+    Pipeline(STAGES[stage]).run(module)
     return module
 
 
@@ -134,4 +136,14 @@ def realize(outputs: Sequence[SSAValue], device: str) -> list[SSAValue]:
 def text(outputs: Sequence[SSAValue], stage: str) -> str:
     module, _ = build_module(outputs)
     return ir.to_text(lower(module, stage))
+
+
+def schedule(outputs: Sequence[SSAValue]) -> list[KernelOp]:
+    """The kernels that realizing `outputs` would run, in order."""
+    todo = [v for v in outputs if buffer_of(v) is None]
+    if not todo:
+        return []
+    module, _ = build_module(todo)
+    lower(module, "kernel")
+    return [op for op in module.walk() if isinstance(op, KernelOp)]
 

@@ -200,8 +200,13 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         return self.numpy().reshape(()).item()
 
     def ir(self, stage: str = "hl") -> str:
-        """The textual IR of the program computing this tensor, after `stage`."""
+        """The textual IR of the program computing this tensor, after `stage`
+        ("hl" as recorded, "ll", "kernel")."""
         return realize.text([self._value], stage)
+
+    def schedule(self, *others: Tensor) -> list[Operation]:
+        """The kernels that realizing this tensor (and `others`) would run; each prints."""
+        return list(realize.schedule([t._value for t in (self, *others)]))
 
     # ------------------------------------------------------------------ plumbing
 
