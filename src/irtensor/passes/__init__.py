@@ -126,4 +126,8 @@ def _suggest(name: str) -> str:
 register_pass(CanonicalizePass, "Fold ops and apply each op's canonicalization patterns (xDSL).")
 register_pass(CommonSubexpressionElimination, "Merge identical side-effect-free ops (xDSL).")
 register_pass(DeadCodeElimination, "Erase unused ops that have no effects (xDSL).")
-from irtensor.passes import fold_constants  # noqa: E402,F401  (registers the pass)
+from irtensor.passes import (  # noqa: E402,F401 (registers them)
+    conv_to_mul_sum,
+    decompose_hlops,
+    fold_constants,
+)
