@@ -51,7 +51,7 @@ def register_pass(cls: PassT, description: str | None = None) -> PassT:
     if name in _PIPELINES or (name in _PASSES and _PASSES[name] is not cls):
         raise PassRegistryError(f"a pass or pipeline named '{name}' is already registered")
     _PASSES[name] = cls
-    _DESCRIPTIONS[name] = description or _first_line(cls.__doc__) or ""
+    _DESCRIPTIONS[name] = description or _first_line(cls.__doc__, name)
     return cls
 
 
@@ -112,8 +112,10 @@ def load_pass_plugin(path: str | Path) -> list[str]:
     return sorted(set(_PASSES) - before)
 
 
-def _first_line(doc: str | None) -> str:
-    return doc.strip().splitlines()[0].strip() if doc and doc.strip() else ""
+def _first_line(doc: str | None, name: str = "") -> str:
+    """A docstring's first line, without the `name: ` it starts with by convention."""
+    line = doc.strip().splitlines()[0].strip() if doc and doc.strip() else ""
+    return line.removeprefix(f"{name}: ") if name else line
 
 
 def _suggest(name: str) -> str:
@@ -130,4 +132,11 @@ from irtensor.passes import (  # noqa: E402,F401 (registers them)
     conv_to_mul_sum,
     decompose_hlops,
     fold_constants,
+    fuse,
 )
+
+register_pipeline(
+    "hl-to-ll", "decompose-hlops,conv-to-mul-sum,fold-constants,cse,dce",
+    "hl ops into the ll op types, folded and cleaned up",
+)
+register_pipeline("hl-to-kernel", "hl-to-ll,fuse", "hl programs into fused kernels")

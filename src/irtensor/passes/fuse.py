@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 
+from irtensor import dtypes
 from irtensor.dialects import kernel, ll
 from irtensor.dialects._base import element_of, ints, shape_of
 from irtensor.passes import register_pass
@@ -111,6 +112,8 @@ def contains_reduce(node: Node) -> bool:
 def move(node: Node, imap: IndexMap, shape: tuple[int, ...]) -> Node | None:
     """The node seen through a movement; None where a reduction cannot follow it."""
     by = imap.exprs
+    if imap.valid and contains_reduce(node):
+        return None  # a pending reduction's reads could not be guarded: compute it first
     if isinstance(node, Const):
         moved: Node = Const(shape, node.element, node.value)
     elif isinstance(node, Read):
@@ -237,8 +240,11 @@ class Fuser:
         if isinstance(op, ll.ConstOp):
             return Const(shape, element, op.scalar)
         if isinstance(op, ll.ReduceOp):
-            if not ints(op.axes):  # a reduction over no axes is its input
-                return self.nodes[op.input]
+            if not ints(op.axes):  # over no axes: x (a sum also turns -0.0 into 0.0)
+                source = self.nodes[op.input]
+                if op.kind.data == "max" or not dtypes.is_float(element):
+                    return source
+                return Apply(shape, element, ll.AddOp, (source, Const(shape, element, 0.0)))
             source = self.realize_reduces(self.nodes[op.input])
             return Reduce(shape, element, op.kind.data, source, ints(op.axes),
                           dims(len(shape)))
