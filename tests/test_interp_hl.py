@@ -808,3 +808,11 @@ def test_bad_module_is_reported():
     }"""
     with pytest.raises(IRError, match="cannot reshape"):
         run(parse(text), [lit([1.0, 2.0], F32)])
+
+
+def test_conv2d_propagates_nan_and_inf_through_zero_weights() -> None:
+    """0 * inf is NaN in IEEE arithmetic; a BLAS shortcut that skips zero factors is wrong."""
+    x = np.array([0.0, np.inf, np.nan], np.float32).reshape(1, 1, 1, 3)
+    w = np.zeros((1, 1, 1, 1), np.float32)
+    got = run_op("hl.conv2d %a0, %a1 : {0}, {1} -> {r}", [x, w], ttype((1, 1, 1, 3), F32))
+    np.testing.assert_array_equal(np.isnan(got).ravel(), [False, True, True])

@@ -142,9 +142,10 @@ def _conv2d(
     for g in range(groups):
         xg, wg = xp[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og]
         for i, j, window in _taps(xg, w.shape[2:], strides, dilations):
-            # window (N, Cg, OH, OW) . weights (Og, Cg) over Cg -> (N, OH, OW, Og)
-            term = np.tensordot(window, wg[:, :, i, j], axes=([1], [1]))
-            out[:, g * og : (g + 1) * og] += np.transpose(term, (0, 3, 1, 2))
+            # window (N, 1, Cg, OH, OW) * weights (1, Og, Cg, 1, 1), summed over Cg.
+            # Plain products, not BLAS, which skips zero factors and so loses NaN/inf.
+            products = window[:, None] * wg[None, :, :, i, j, None, None]
+            out[:, g * og : (g + 1) * og] += products.sum(axis=2, dtype=x.dtype)
     return out
 
 
