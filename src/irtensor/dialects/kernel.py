@@ -166,6 +166,18 @@ class ScheduleAttr(ParametrizedAttribute):
 
         super().__init__(arr(order), arr(tiles), IntAttr(vector), IntAttr(unroll), arr(parallel))
 
+    @property
+    def order_dims(self) -> list[int]:
+        return [x.data for x in self.order.data]
+
+    @property
+    def tile_sizes(self) -> list[int]:
+        return [x.data for x in self.tiles.data]
+
+    @property
+    def parallel_dims(self) -> list[int]:
+        return [x.data for x in self.parallel.data]
+
     def values(self) -> dict[str, list[int] | int]:
         def get(a: Attribute) -> list[int] | int:
             return [x.data for x in a.data] if isinstance(a, ArrayAttr) else a.data  # type: ignore[union-attr]
@@ -302,6 +314,26 @@ class KernelOp(IRDLOperation):
         self._verify_reads(rank)
         self._verify_writes(rank)
         self._verify_regions()
+        if self.schedule is not None and (problems := self.schedule_problems(self.schedule)):
+            fail(self, "schedule: " + "; ".join(problems))
+
+    def schedule_problems(self, schedule: ScheduleAttr) -> list[str]:
+        """What is wrong with `schedule` for this kernel (nothing: an empty list)."""
+        rank = len(self.sizes)
+        order, tiles, parallel = schedule.order_dims, schedule.tile_sizes, schedule.parallel_dims
+        problems = []
+        if sorted(order) != list(range(rank)):
+            problems.append(f"order {order} is not a permutation of the {rank} dimensions")
+        if len(tiles) != rank or any(t < 0 for t in tiles):
+            problems.append(f"tiles {tiles} must give one size >= 0 per dimension ({rank})")
+        for name, value in (("vector", schedule.vector.data), ("unroll", schedule.unroll.data)):
+            if value < 1:
+                problems.append(f"{name} {value} must be at least 1")
+        if len(set(parallel)) != len(parallel) or any(
+                d not in self.parallel_dims for d in parallel):
+            problems.append(f"parallel {parallel} must name distinct parallel dimensions "
+                            f"(here {list(self.parallel_dims)})")
+        return problems
 
     def _verify_reduce(self, rank: int) -> None:
         dims = self.reduction_dims

@@ -133,6 +133,7 @@ from irtensor.passes import (  # noqa: E402,F401 (registers them)
     decompose_hlops,
     fold_constants,
     fuse,
+    lower_kernels_to_loops,
     reorder_loops,
 )
 
@@ -140,4 +141,6 @@ register_pipeline(
     "hl-to-ll", "decompose-hlops,conv-to-mul-sum,fold-constants,cse,dce",
     "hl ops into the ll op types, folded and cleaned up",
 )
-register_pipeline("hl-to-kernel", "hl-to-ll,fuse", "hl programs into fused kernels")
+register_pipeline(
+    "hl-to-kernel", "hl-to-ll,fuse,cse,reorder-loops", "hl programs into scheduled, fused kernels"
+)

@@ -439,23 +439,7 @@ def choose_schedule(kernel: KernelOp | KernelModel, options: ReorderLoops | None
 
 def schedule_errors(kernel: KernelOp, schedule: ScheduleAttr) -> list[str]:
     """What is wrong with `schedule` for `kernel` (nothing: an empty list)."""
-    v = schedule.values()
-    rank = len(kernel.sizes)
-    order, tiles, parallel = v["order"], v["tiles"], v["parallel"]
-    assert isinstance(order, list) and isinstance(tiles, list) and isinstance(parallel, list)
-    errors = []
-    if sorted(order) != list(range(rank)):
-        errors.append(f"order {order} is not a permutation of the {rank} dimensions")
-    if len(tiles) != rank or any(t < 0 for t in tiles):
-        errors.append(f"tiles {tiles} must give one size >= 0 per dimension ({rank})")
-    for field in ("vector", "unroll"):
-        if not isinstance(v[field], int) or v[field] < 1:  # type: ignore[operator]
-            errors.append(f"{field} {v[field]} must be at least 1")
-    if len(set(parallel)) != len(parallel) or any(
-            d not in kernel.parallel_dims for d in parallel):
-        errors.append(f"parallel {parallel} must name distinct parallel dimensions "
-                      f"(here {list(kernel.parallel_dims)})")
-    return errors
+    return kernel.schedule_problems(schedule)
 
 
 def describe(kernel: KernelOp, options: ReorderLoops | None = None) -> str:

@@ -212,7 +212,8 @@ def simplify(expr: AffineExpr, sizes: Sequence[int]) -> AffineExpr:
             return _join(whole, k // n)
         return lhs // n
     if kind == AffineBinaryOpKind.Add:
-        return _join(*_add_terms(lhs, rhs))
+        terms, k = _add_terms(lhs, rhs)
+        return _join(_recombine(terms, sizes), k)
     if kind == AffineBinaryOpKind.Mul:
         return lhs * rhs
     return AffineBinaryOpExpr(kind, lhs, rhs)
@@ -221,3 +222,25 @@ def simplify(expr: AffineExpr, sizes: Sequence[int]) -> AffineExpr:
 def _add_terms(a: AffineExpr, b: AffineExpr) -> tuple[list[tuple[int, AffineExpr]], int]:
     (ta, ka), (tb, kb) = _terms(a), _terms(b)
     return ta + tb, ka + kb
+
+
+def _recombine(terms: list[tuple[int, AffineExpr]], sizes: Sequence[int]
+               ) -> list[tuple[int, AffineExpr]]:
+    """(e floordiv n) * c*n + (e mod n) * c is c * e: undo a split that a merge follows."""
+    out = list(terms)
+    for i, (ci, a) in enumerate(out):
+        if not (isinstance(a, AffineBinaryOpExpr) and a.kind == AffineBinaryOpKind.FloorDiv
+                and isinstance(a.rhs, AffineConstantExpr)):
+            continue
+        n = a.rhs.value
+        for j, (cj, b) in enumerate(out):
+            if (isinstance(b, AffineBinaryOpExpr) and b.kind == AffineBinaryOpKind.Mod
+                    and str(b.lhs) == str(a.lhs) and isinstance(b.rhs, AffineConstantExpr)
+                    and b.rhs.value == n and ci == cj * n and cj):
+                rest = [t for k, t in enumerate(out) if k not in (i, j)]
+                inner, constant = _terms(simplify(a.lhs, sizes))
+                merged = [(c * cj, atom) for c, atom in inner]
+                if constant:
+                    merged.append((constant * cj, const(1)))
+                return _recombine(rest + merged, sizes)
+    return out
