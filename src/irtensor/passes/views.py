@@ -200,17 +200,9 @@ def simplify(expr: AffineExpr, sizes: Sequence[int]) -> AffineExpr:
         rhs, AffineConstantExpr
     ) and rhs.value > 0:
         n = rhs.value
-        terms, k = _terms(lhs)
         if kind == AffineBinaryOpKind.Mod:
-            reduced = _join([(c % n, atom) for c, atom in terms], k % n)
-            lo, hi = bounds(reduced, sizes)
-            return reduced if lo >= 0 and hi < n else reduced % n
-        whole = [(c // n, atom) for c, atom in terms if c % n == 0]
-        rest = [(c, atom) for c, atom in terms if c % n != 0]
-        lo, hi = bounds(_join(rest, k % n), sizes)
-        if lo >= 0 and hi < n:  # the remainder never reaches n
-            return _join(whole, k // n)
-        return lhs // n
+            return _simplify_mod(lhs, n, sizes)
+        return _simplify_floordiv(lhs, n, sizes)
     if kind == AffineBinaryOpKind.Add:
         terms, k = _add_terms(lhs, rhs)
         return _join(_recombine(terms, sizes), k)
@@ -244,3 +236,34 @@ def _recombine(terms: list[tuple[int, AffineExpr]], sizes: Sequence[int]
                     merged.append((constant * cj, const(1)))
                 return _recombine(rest + merged, sizes)
     return out
+
+
+def _simplify_mod(lhs: AffineExpr, n: int, sizes: Sequence[int]) -> AffineExpr:
+    # (e mod m) mod n is e mod n when n divides m
+    if (isinstance(lhs, AffineBinaryOpExpr) and lhs.kind == AffineBinaryOpKind.Mod
+            and isinstance(lhs.rhs, AffineConstantExpr) and lhs.rhs.value % n == 0):
+        lhs = lhs.lhs
+    terms, k = _terms(lhs)
+    reduced = _join([(c % n, atom) for c, atom in terms], k % n)  # n*x + r = r (mod n)
+    lo, hi = bounds(reduced, sizes)
+    return reduced if lo >= 0 and hi < n else reduced % n
+
+
+def _simplify_floordiv(lhs: AffineExpr, n: int, sizes: Sequence[int]) -> AffineExpr:
+    terms, k = _terms(lhs)
+    # floor((n*a + r) / n) = a + floor(r / n), exactly
+    whole = [(c // n, atom) for c, atom in terms if c % n == 0]
+    rest = [(c, atom) for c, atom in terms if c % n != 0]
+    rest_k = k % n
+    whole_k = k // n
+    lo, hi = bounds(_join(rest, rest_k), sizes)
+    if lo >= 0 and hi < n:  # the remainder never reaches n
+        return _join(whole, whole_k)
+    # floor((c*x + r) / n) = floor(x / (n/c)) when c divides n and 0 <= r < c
+    for i, (c, atom) in enumerate(rest):
+        others = _join([t for j, t in enumerate(rest) if j != i], rest_k)
+        o_lo, o_hi = bounds(others, sizes)
+        if c > 1 and n % c == 0 and o_lo >= 0 and o_hi < c:
+            inner = atom if n // c == 1 else simplify(atom // (n // c), sizes)
+            return _join([*whole, (1, inner)], whole_k)
+    return _join([*whole, (1, _join(rest, rest_k) // n)], whole_k) if whole else lhs // n
