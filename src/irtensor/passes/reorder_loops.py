@@ -280,16 +280,17 @@ def choose_innermost(model: KernelModel, dims: Sequence[int]) -> int:
 
 
 def choose_order(kernel: KernelOp | KernelModel) -> tuple[int, ...]:
-    """Loops outermost first: size-1 loops, broadcast loops, then from the costliest
-    step to the cheapest (ties: parallel before reduction, larger stride outside),
-    and the innermost loop last."""
+    """Loops outermost first: broadcast loops, then from the costliest step to the
+    cheapest (ties: parallel before reduction, larger stride outside), and the
+    innermost loop last. Size-1 loops go second, after the first real loop, so
+    the outermost loop is one worth splitting across threads."""
     model = as_model(kernel)
     dims = range(len(model.sizes))
     trivial = [d for d in dims if is_trivial(model, d)]
     broadcast = [d for d in dims if is_broadcast(model, d)]
     rest = [d for d in dims if d not in trivial and d not in broadcast]
     if not rest:
-        return (*trivial, *broadcast)
+        return _units_second((*broadcast,), trivial)
     inner = choose_innermost(model, rest)
     costs = dim_costs(model)
 
@@ -298,7 +299,11 @@ def choose_order(kernel: KernelOp | KernelModel) -> tuple[int, ...]:
 
     middle = sorted((d for d in rest if d != inner),  # costs compared to 1%
                     key=lambda d: (-round(costs[d], 2), model.is_reduction(d), -raw(d), d))
-    return (*trivial, *broadcast, *middle, inner)
+    return _units_second((*broadcast, *middle, inner), trivial)
+
+
+def _units_second(order: tuple[int, ...], units: list[int]) -> tuple[int, ...]:
+    return (*order[:1], *units, *order[1:])
 
 
 # --------------------------------------------------------------------------- tiles

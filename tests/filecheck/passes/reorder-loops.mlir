@@ -239,4 +239,4 @@ func.func @hl_conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> ten
   func.return %r : tensor<8x64x56x56xf32>
 }
 // PIPE-LABEL: func.func @hl_conv(
-// PIPE:         schedule <order [1, 0, 4, 2, 3, 6, 7, 5], tiles [1, 0, 16, 8, 4, 0, 0, 0], vector 16, unroll 1, parallel [0]>
+// PIPE:         schedule <order [0, 1, 4, 2, 3, 6, 7, 5], tiles [1, 0, 16, 8, 4, 0, 0, 0], vector 16, unroll 1, parallel [0]>
