@@ -133,6 +133,7 @@ from irtensor.passes import (  # noqa: E402,F401 (registers them)
     decompose_hlops,
     fold_constants,
     fuse,
+    lower_kernels_to_loops,
     reorder_loops,
 )
 
