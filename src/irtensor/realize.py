@@ -24,7 +24,7 @@ from irtensor.dialects.kernel import KernelOp
 from irtensor.passes import register_pipeline
 from irtensor.pipeline import Pipeline
 
-DEVICES = ("interp",)
+DEVICES = ("interp", "llvm")
 # Each inspection stage and the pipeline that reaches it from the recorded hl program.
 STAGES = {"hl": "", "ll": "hl-to-ll", "kernel": "hl-to-kernel"}
 
@@ -38,6 +38,11 @@ _KEEP_BLOCKS: weakref.WeakKeyDictionary[SSAValue, Block] = weakref.WeakKeyDictio
 # On the interpreter a program runs as the kernels a compiled device would run, so every
 # realized tensor checks the whole compiler against numpy.
 register_pipeline("default-interp", "hl-to-kernel", "what realizing on device interp runs")
+register_pipeline("default-llvm", "hl-to-kernel", "what realizing on device llvm runs")
+
+# Realized programs by their printed hl text and device: a loop that builds the same
+# graph again runs no pipeline and compiles nothing.
+_PROGRAMS: dict[tuple[str, str], ModuleOp] = {}
 
 
 def default_device() -> str:
@@ -125,12 +130,30 @@ def realize(outputs: Sequence[SSAValue], device: str) -> list[SSAValue]:
     todo = [v for v in outputs if buffer_of(v) is None]
     if todo:
         module, arrays = build_module(todo)
-        Pipeline(pipeline_for(check_device(device))).run(module)
-        from irtensor.interp import run
-
-        for value, array in zip(todo, run(module, arrays), strict=True):
+        for value, array in zip(todo, execute(module, arrays, device), strict=True):
             _REALIZED[value] = buffer_value(array)
     return [resolve(v) for v in outputs]
+
+
+def execute(module: ModuleOp, arrays: list[np.ndarray], device: str) -> list[np.ndarray]:
+    """Lower an hl program with the device's pipeline (once per program) and run it."""
+    from irtensor.runtime import STATS
+
+    key = (ir.to_text(module), check_device(device))
+    if key in _PROGRAMS:
+        STATS.programs_cached += 1
+        lowered = _PROGRAMS[key]
+    else:
+        Pipeline(pipeline_for(device)).run(module)
+        STATS.pipeline_runs += 1
+        lowered = _PROGRAMS[key] = module
+    if device == "llvm":
+        from irtensor.runtime import llvm_device
+
+        return llvm_device.run(lowered, arrays)
+    from irtensor.interp import run
+
+    return run(lowered, arrays)
 
 
 def text(outputs: Sequence[SSAValue], stage: str) -> str:

@@ -1,0 +1,63 @@
+"""The compiled-kernel cache: in memory, and on disk so a second process compiles nothing.
+
+Entries are keyed by a hash of the kernel's printed IR, the target (CPU name
+and features) and the compiler's version. A disk entry is written atomically
+(a temporary file renamed into place) and carries a checksum of its payload;
+an entry that is truncated or corrupt is ignored and rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+MAGIC = b"IRTK1\n"
+VERSION = "irtensor-0.1"
+
+
+def key_of(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in (VERSION, *parts):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def cache_dir() -> Path:
+    """IRTENSOR_CACHE_DIR, else the user's cache folder (XDG_CACHE_HOME or ~/.cache)."""
+    if folder := os.environ.get("IRTENSOR_CACHE_DIR"):
+        return Path(folder)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "irtensor"
+
+
+def load(key: str) -> bytes | None:
+    """The payload stored under `key`, or None if absent or damaged."""
+    path = cache_dir() / f"{key}.bin"
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    header = len(MAGIC) + 64
+    if len(data) < header or not data.startswith(MAGIC):
+        return None
+    checksum, payload = data[len(MAGIC):header], data[header:]
+    if hashlib.sha256(payload).hexdigest().encode() != checksum:
+        return None
+    return payload
+
+
+def store(key: str, payload: bytes) -> None:
+    """Write an entry atomically; a failure to write only loses the cache entry."""
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        blob = MAGIC + hashlib.sha256(payload).hexdigest().encode() + payload
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, folder / f"{key}.bin")
+    except OSError:
+        return
