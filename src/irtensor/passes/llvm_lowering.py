@@ -1,0 +1,261 @@
+"""Shared pieces of `convert-to-llvm`: the type mapping and an emitter for patterns.
+
+Types, in SSA values and in memory (the *bare-pointer* convention):
+
+| builtin type | SSA value (llvm) | in memory        |
+|--------------|------------------|------------------|
+| index        | i64              | i64              |
+| memref<...>  | !llvm.ptr        | (a pointer)      |
+| f16          | f16 (`half`)     | half             |
+| bf16         | f32, rounded     | i16 (the bits)   |
+| i1           | i1               | i8 (numpy bool)  |
+| f32 f64 iN   | the same         | the same         |
+
+A bf16 value lives in an f32 that always holds a bf16 number: every bf16
+operation computes in f32 and rounds the result to bf16 (`Emitter.round_bf16`,
+round to nearest even as ml_dtypes), which is what numpy with ml_dtypes does.
+Loads, constants, casts and the JIT's scalar arguments are exact or rounded too,
+so a store only keeps the f32's high half.
+
+Patterns see the original ops, whose operands still have the original types;
+`Emitter.value` gives an operand's llvm value (looking through, or making, a
+`builtin.unrealized_conversion_cast`) and `Emitter.finish` casts new results back
+to the original types where they differ. `reconcile-unrealized-casts` removes
+the cast pairs at the end, as in MLIR's dialect conversion.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    UnrealizedConversionCastOp,
+    f32,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+PTR = llvm.LLVMPointerType()
+KERNEL_ATTR = "irtensor.kernel"
+ARG_TYPES_ATTR = "irtensor.arg_types"
+WRITTEN_ATTR = "irtensor.written_args"
+
+# The IEEE float types the llvm dialect carries as they are.
+NATIVE_FLOATS = (Float16Type, Float32Type, Float64Type)
+
+
+class LLVMLoweringError(ValueError):
+    """IR that convert-to-llvm cannot lower (an op, a type or a layout it does not know)."""
+
+
+def llvm_type(t: Attribute) -> Attribute:
+    """The type of an SSA value of builtin type `t` after lowering."""
+    if isinstance(t, IndexType):
+        return i64
+    if isinstance(t, MemRefType):
+        return PTR
+    if isinstance(t, BFloat16Type):
+        return f32
+    if isinstance(t, (IntegerType, llvm.LLVMPointerType, *NATIVE_FLOATS)):
+        return t
+    raise LLVMLoweringError(f"convert-to-llvm: no llvm type for {t}")
+
+
+def memory_type(t: Attribute) -> Attribute:
+    """The llvm type an element of type `t` has in memory."""
+    if t == i1:
+        return i8
+    if isinstance(t, BFloat16Type):
+        return i16
+    return llvm_type(t)
+
+
+def byte_size(t: Attribute) -> int:
+    """Bytes of one element of type `t` in memory."""
+    mem = memory_type(t)
+    if isinstance(mem, IntegerType):
+        return max(1, mem.width.data // 8)
+    if isinstance(mem, Float16Type):
+        return 2
+    if isinstance(mem, Float32Type):
+        return 4
+    if isinstance(mem, Float64Type):
+        return 8
+    raise LLVMLoweringError(f"convert-to-llvm: cannot store elements of type {t} in memory")
+
+
+def float_width(t: Attribute) -> int:
+    return {Float16Type: 16, BFloat16Type: 16, Float32Type: 32, Float64Type: 64}[type(t)]
+
+
+def exact_float(value: float, t: Attribute) -> float:
+    """`value` rounded to the element type `t` (constants must be exact in LLVM IR)."""
+    if isinstance(t, BFloat16Type):
+        return float(np.float32(value).astype(ml_dtypes.bfloat16))
+    if isinstance(t, Float16Type):
+        return float(np.float16(value))
+    if isinstance(t, Float32Type):
+        return float(np.float32(value))
+    return float(value)
+
+
+def int_width(t: Attribute) -> int:
+    assert isinstance(t, IntegerType), t
+    return t.width.data
+
+
+class Emitter:
+    """Builds the llvm ops that replace one matched op, inserted before it.
+
+    Methods return the SSA value they make, so a lowering reads as a formula:
+    `e.select(e.icmp("eq", b, zero), zero, q)`.
+    """
+
+    def __init__(self, rewriter: PatternRewriter, op: Operation):
+        self.rewriter, self.op = rewriter, op
+
+    # ------------------------------------------------------------------ plumbing
+
+    def emit(self, new: Operation) -> SSAValue:
+        self.rewriter.insert(new, InsertPoint.before(self.op))
+        return new.results[0]
+
+    def insert(self, new: Operation) -> Operation:
+        self.rewriter.insert(new, InsertPoint.before(self.op))
+        return new
+
+    def value(self, v: SSAValue) -> SSAValue:
+        """`v` as its lowered type: through the cast that made it, or a new cast."""
+        target = llvm_type(v.type)
+        if v.type == target:
+            return v
+        owner = v.owner
+        if (isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1
+                and owner.inputs[0].type == target):
+            return owner.inputs[0]
+        return self.emit(UnrealizedConversionCastOp.get([v], [target]))
+
+    def values(self, vs: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
+        return [self.value(v) for v in vs]
+
+    def finish(self, *results: SSAValue) -> None:
+        """Replace the matched op by `results` (cast back to its result types)."""
+        out = []
+        for old, new in zip(self.op.results, results, strict=True):
+            if new.type != old.type:
+                new = self.emit(UnrealizedConversionCastOp.get([new], [old.type]))
+            out.append(new)
+        self.rewriter.replace(self.op, [], out)
+
+    # ------------------------------------------------------------------ constants
+
+    def int_const(self, value: int, t: Attribute = i64) -> SSAValue:
+        width = int_width(t)
+        if width > 1:  # two's complement into the signed range IntegerAttr accepts
+            value &= (1 << width) - 1
+            if value >= 1 << (width - 1):
+                value -= 1 << width
+        else:
+            value = -1 if value & 1 else 0
+        return self.emit(llvm.ConstantOp(IntegerAttr(value, t), t))
+
+    def float_const(self, value: float, t: Attribute) -> SSAValue:
+        """A constant of the lowered float type `t` (f16, f32 or f64)."""
+        return self.emit(llvm.ConstantOp(FloatAttr(exact_float(value, t), t), t))
+
+    def bool_const(self, value: bool) -> SSAValue:
+        return self.int_const(int(value), i1)
+
+    # ------------------------------------------------------------------ integer ops
+
+    def binop(self, cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(cls(a, b))  # type: ignore[call-arg]
+
+    def icmp(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        flag = llvm.ICmpPredicateFlag(predicate)
+        return self.emit(llvm.ICmpOp(a, b, IntegerAttr(flag.to_int(), i64)))
+
+    def fcmp(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.FCmpOp(a, b, predicate))
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.SelectOp(cond, a, b))
+
+    def bitcast(self, v: SSAValue, t: Attribute) -> SSAValue:
+        return self.emit(llvm.BitcastOp(v, t))
+
+    def trunc(self, v: SSAValue, t: Attribute) -> SSAValue:
+        return self.emit(llvm.TruncOp(v, t))
+
+    def zext(self, v: SSAValue, t: Attribute) -> SSAValue:
+        return self.emit(llvm.ZExtOp(v, t))
+
+    def sext(self, v: SSAValue, t: Attribute) -> SSAValue:
+        return self.emit(llvm.SExtOp(v, t))
+
+    def intrinsic(self, name: str, args: list[SSAValue], result: Attribute) -> SSAValue:
+        """`llvm.call_intrinsic` of a fully mangled intrinsic (`llvm.maximum.f32`)."""
+        return self.emit(llvm.CallIntrinsicOp(name, args, [result]))
+
+    # ------------------------------------------------------------------ bf16
+
+    def bf16_bits(self, x: SSAValue) -> SSAValue:
+        """The bf16 nearest to the f32 `x` (ties to even), in the high half of an i32.
+
+        NaN becomes the quiet NaN 0x7fc0 with x's sign, as ml_dtypes rounds it.
+        """
+        u = self.bitcast(x, i32)
+        lsb = self.binop(llvm.AndOp, self.binop(llvm.LShrOp, u, self.int_const(16, i32)),
+                         self.int_const(1, i32))
+        bias = self.binop(llvm.AddOp, lsb, self.int_const(0x7FFF, i32))
+        rounded = self.binop(llvm.AddOp, u, bias)
+        sign = self.binop(llvm.AndOp, u, self.int_const(0x80000000, i32))
+        quiet = self.binop(llvm.OrOp, sign, self.int_const(0x7FC00000, i32))
+        is_nan = self.fcmp("uno", x, x)
+        bits = self.select(is_nan, quiet, rounded)
+        return self.binop(llvm.AndOp, bits, self.int_const(0xFFFF0000, i32))
+
+    def round_bf16(self, x: SSAValue) -> SSAValue:
+        """The f32 `x` rounded to bf16 precision (still an f32)."""
+        return self.bitcast(self.bf16_bits(x), f32)
+
+    def bf16_from_i16(self, bits: SSAValue) -> SSAValue:
+        wide = self.zext(bits, i32)
+        return self.bitcast(self.binop(llvm.ShlOp, wide, self.int_const(16, i32)), f32)
+
+    def bf16_to_i16(self, x: SSAValue) -> SSAValue:
+        """The bits of a lowered bf16 (an f32 that holds a bf16 exactly: its high half)."""
+        high = self.binop(llvm.LShrOp, self.bitcast(x, i32), self.int_const(16, i32))
+        return self.trunc(high, i16)
+
+
+__all__ = [
+    "ARG_TYPES_ATTR",
+    "KERNEL_ATTR",
+    "PTR",
+    "WRITTEN_ATTR",
+    "Emitter",
+    "LLVMLoweringError",
+    "byte_size",
+    "exact_float",
+    "float_width",
+    "int_width",
+    "llvm_type",
+    "memory_type",
+]

@@ -1,0 +1,103 @@
+"""`math` -> `llvm` patterns of `convert-to-llvm`: LLVM intrinsics, as numpy computes.
+
+f32 and f64 call the intrinsic of their type (`llvm.intr.exp2 : f32` becomes
+`llvm.exp2.f32`, which LLVM lowers to an instruction or to libm's `exp2f`, as
+numpy calls libm). f16 and bf16 compute in f32 and round the result to their
+type, which is what numpy (and ml_dtypes) do for half-precision ufuncs; this
+also keeps LLVM from asking for f16 library functions the JIT cannot resolve.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import llvm, math
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from irtensor.passes.llvm_lowering import Emitter
+from irtensor.passes.llvm_patterns_arith import compute_type, from_compute, to_compute
+
+# math op -> the llvm dialect's own intrinsic op
+UNARY_OPS: dict[type[Operation], type[Operation]] = {
+    math.Exp2Op: llvm.FExp2Op,
+    math.Log2Op: llvm.FLog2Op,
+    math.SqrtOp: llvm.FSqrtOp,
+    math.SinOp: llvm.FSinOp,
+    math.CosOp: llvm.FCosOp,
+    math.ExpOp: llvm.FExpOp,
+    math.LogOp: llvm.FLogOp,
+    math.FloorOp: llvm.FFloorOp,
+    math.CeilOp: llvm.FCeilOp,
+}
+
+# math op -> an intrinsic the llvm dialect has no op for (llvm.call_intrinsic)
+UNARY_INTRINSICS: dict[type[Operation], str] = {
+    math.TanhOp: "tanh",
+    math.TruncOp: "trunc",
+    math.RoundOp: "round",
+    math.RoundEvenOp: "roundeven",
+}
+
+BINARY_OPS: dict[type[Operation], type[Operation]] = {
+    math.PowFOp: llvm.FPowOp,
+    math.CopySignOp: llvm.FCopySignOp,
+}
+
+
+def _suffix(t: object) -> str:
+    return "f64" if str(t) == "f64" else "f32"
+
+
+class UnaryMathToLLVM(RewritePattern):
+    """exp2 log2 sqrt sin cos exp log floor ceil tanh trunc round roundeven absf rsqrt ->
+    llvm intrinsics (f16/bf16 computed in f32 and rounded back)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not (type(op) in UNARY_OPS or type(op) in UNARY_INTRINSICS
+                or isinstance(op, math.AbsFOp | math.RsqrtOp)):
+            return
+        e = Emitter(rewriter, op)
+        t = op.results[0].type
+        x = to_compute(e, e.value(op.operands[0]), t)
+        ct = compute_type(t)
+        if isinstance(op, math.AbsFOp):
+            result = e.emit(llvm.FAbsOp(x, ct))
+        elif isinstance(op, math.RsqrtOp):
+            one = e.float_const(1.0, ct)
+            result = e.emit(llvm.FDivOp(one, e.emit(llvm.FSqrtOp(x))))
+        elif type(op) in UNARY_OPS:
+            result = e.emit(UNARY_OPS[type(op)](x))  # type: ignore[call-arg]
+        else:
+            name = f"llvm.{UNARY_INTRINSICS[type(op)]}.{_suffix(ct)}"
+            result = e.intrinsic(name, [x], ct)
+        e.finish(from_compute(e, result, t))
+
+
+class BinaryMathToLLVM(RewritePattern):
+    """powf copysign -> llvm.intr.pow llvm.intr.copysign."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        new = BINARY_OPS.get(type(op))
+        if new is None:
+            return
+        e = Emitter(rewriter, op)
+        t = op.results[0].type
+        a, b = (to_compute(e, v, t) for v in e.values(op.operands))
+        e.finish(from_compute(e, e.emit(new(a, b)), t))  # type: ignore[call-arg]
+
+
+class FmaToLLVM(RewritePattern):
+    """math.fma -> llvm.intr.fma (one rounding; f16/bf16 round the f32 result)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: math.FmaOp, rewriter: PatternRewriter) -> None:
+        e = Emitter(rewriter, op)
+        t = op.result.type
+        a, b, c = (to_compute(e, v, t) for v in e.values(op.operands))
+        e.finish(from_compute(e, e.emit(llvm.FMAOp(a, b, c)), t))
+
+
+def math_patterns() -> list[RewritePattern]:
+    return [UnaryMathToLLVM(), BinaryMathToLLVM(), FmaToLLVM()]
+
+
+__all__ = ["math_patterns"]

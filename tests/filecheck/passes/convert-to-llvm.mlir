@@ -1,0 +1,86 @@
+// convert-to-llvm lowers loop-level kernels to llvm.func on bare pointers:
+// memrefs become !llvm.ptr, loads a GEP over the row-major linear index,
+// loops blocks with branches, math ops LLVM intrinsics. Functions that are not
+// kernels are erased unless kernels-only=false.
+// RUN: irtensor-opt %s -p convert-to-llvm | filecheck %s
+// RUN: irtensor-opt %s -p 'convert-to-llvm{kernels-only=false}' | filecheck %s --check-prefix=ALL
+
+func.func @scale(%in0: memref<4x8xf32>, %out: memref<4x8xf32>, %start: index, %stop: index) attributes {irtensor.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %half = arith.constant 0.5 : f32
+  scf.for %i = %start to %stop step %c1 {
+    scf.for %j = %c0 to %c8 step %c1 {
+      %x = memref.load %in0[%i, %j] : memref<4x8xf32>
+      %y = arith.mulf %x, %half : f32
+      %z = math.sqrt %y : f32
+      memref.store %z, %out[%i, %j] : memref<4x8xf32>
+    }
+  }
+  func.return
+}
+// CHECK-LABEL: llvm.func @scale(%in0: !llvm.ptr, %out: !llvm.ptr, %start: i64, %stop: i64)
+// CHECK-SAME:    irtensor.arg_types = [memref<4x8xf32>, memref<4x8xf32>, index, index]
+// CHECK-SAME:    irtensor.written_args = array<i64: 1>
+// CHECK:         %half = llvm.mlir.constant(5.000000e-01 : f32) : f32
+// CHECK-NEXT:    llvm.br ^[[OUTER:bb[0-9]+]](%start : i64)
+// CHECK-NEXT:  ^[[OUTER]](%i: i64):
+// CHECK-NEXT:    %[[MORE:.*]] = llvm.icmp "slt" %i, %stop : i64
+// CHECK-NEXT:    llvm.cond_br %[[MORE]], ^{{.*}}, ^[[EXIT:bb[0-9]+]]
+// CHECK:       ^{{.*}}(%j: i64):
+// CHECK:         %[[ROW:.*]] = llvm.mul %i, %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:    %[[LINEAR:.*]] = llvm.add %[[ROW]], %j overflow<nsw> : i64
+// CHECK-NEXT:    %[[P:.*]] = llvm.getelementptr inbounds %in0[%[[LINEAR]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %x = llvm.load %[[P]] : !llvm.ptr -> f32
+// CHECK-NEXT:    %y = llvm.fmul %x, %half : f32
+// CHECK-NEXT:    %z = llvm.intr.sqrt(%y) : (f32) -> f32
+// CHECK:         llvm.getelementptr inbounds %out[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %z, %{{.*}} : f32, !llvm.ptr
+// CHECK:       ^[[EXIT]]:
+// CHECK-NEXT:    llvm.return
+// CHECK-NOT:   func.func
+// CHECK-NOT:   @host
+
+// A host function: erased by default, lowered (with malloc and a call) on request.
+func.func @host(%a: memref<4x8xf32>) -> memref<4x8xf32> {
+  %buf = memref.alloc() : memref<4x8xf32>
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  func.call @scale(%a, %buf, %c0, %c4) : (memref<4x8xf32>, memref<4x8xf32>, index, index) -> ()
+  func.return %buf : memref<4x8xf32>
+}
+// ALL:       llvm.func @malloc(i64) -> !llvm.ptr
+// ALL:       llvm.func @free(!llvm.ptr)
+// ALL-LABEL: llvm.func @host(%a: !llvm.ptr) -> !llvm.ptr
+// ALL-NEXT:    %[[BYTES:.*]] = llvm.mlir.constant(128) : i64
+// ALL-NEXT:    %[[BUF:.*]] = llvm.call @malloc(%[[BYTES]]) : (i64) -> !llvm.ptr
+// ALL:         llvm.call @scale(%a, %[[BUF]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
+// ALL-NEXT:    llvm.return %[[BUF]] : !llvm.ptr
+
+// bf16 lives in an f32 and is rounded after each op (to nearest even, NaN
+// quieted); in memory it is i16, and an i1 is a byte.
+func.func @bf16_bool(%x: memref<bf16>, %m: memref<3xi1>, %out: memref<3xbf16>, %start: index, %stop: index) attributes {irtensor.kernel} {
+  %c1 = arith.constant 1 : index
+  %v = memref.load %x[] : memref<bf16>
+  scf.for %i = %start to %stop step %c1 {
+    %keep = memref.load %m[%i] : memref<3xi1>
+    %s = arith.addf %v, %v : bf16
+    %r = arith.select %keep, %s, %v : bf16
+    memref.store %r, %out[%i] : memref<3xbf16>
+  }
+  func.return
+}
+// CHECK-LABEL: llvm.func @bf16_bool(
+// CHECK:         %[[BITS:.*]] = llvm.load %x{{.*}} : !llvm.ptr -> i16
+// CHECK-NEXT:    %[[WIDE:.*]] = llvm.zext %[[BITS]] : i16 to i32
+// CHECK:         %[[HIGH:.*]] = llvm.shl %[[WIDE]], %{{.*}} : i32
+// CHECK-NEXT:    %[[V:.*]] = llvm.bitcast %[[HIGH]] : i32 to f32
+// CHECK:         %[[BYTE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i8
+// CHECK:         %keep = llvm.icmp "ne" %[[BYTE]], %{{.*}} : i8
+// CHECK-NEXT:    %[[SUM:.*]] = llvm.fadd %[[V]], %[[V]] : f32
+// CHECK:         llvm.fcmp "uno" %[[SUM]], %[[SUM]] : f32
+// CHECK:         %[[ROUNDED:.*]] = llvm.bitcast %{{.*}} : i32 to f32
+// CHECK-NEXT:    llvm.select %keep, %[[ROUNDED]], %[[V]] : i1, f32
+// CHECK:         llvm.trunc %{{.*}} : i32 to i16
+// CHECK-NEXT:    llvm.store %{{.*}}, %{{.*}} : i16, !llvm.ptr
