@@ -197,12 +197,13 @@ class Parameter:
             raise TypeError(f"{where}: expected dtype {self.dtype}, got {value.dtype}")
         if self.shape is not None and value.shape != self.shape:
             raise ValueError(f"{where}: expected shape {self.shape}, got {value.shape}")
-        if not value.flags.c_contiguous:
+        flags = value.flags
+        if not flags.c_contiguous:
             raise ValueError(f"{where}: the array is not C-contiguous "
                              "(np.ascontiguousarray makes a contiguous copy)")
-        if not value.flags.aligned:
+        if not flags.aligned:
             raise ValueError(f"{where}: the array is not aligned to its element size")
-        if self.written and not value.flags.writeable:
+        if self.written and not flags.writeable:
             raise ValueError(f"{where}: the function writes this array, which is read-only")
         return value.ctypes.data
 
@@ -267,6 +268,7 @@ class KernelFunction:
         restype = None if result is None else (
             ctypes.c_void_p if result == "ptr" else Parameter("result", result, False).ctype)
         self.raw = ctypes.CFUNCTYPE(restype, *(p.ctype for p in params))(address)
+        self._where = [f"@{name} argument {i} ({p.name})" for i, p in enumerate(params)]
 
     def __repr__(self) -> str:
         args = ", ".join(p.describe() for p in self.params)
@@ -277,9 +279,8 @@ class KernelFunction:
             names = ", ".join(p.describe() for p in self.params)
             raise TypeError(f"@{self.name} takes {len(self.params)} arguments ({names}), "
                             f"got {len(args)}")
-        values = [p.convert(a, f"@{self.name} argument {i} ({p.name})")
-                  for i, (p, a) in enumerate(zip(self.params, args, strict=True))]
-        return self.raw(*values)
+        return self.raw(*[p.convert(a, where) for p, a, where in
+                          zip(self.params, args, self._where, strict=True)])
 
 
 @dataclass
