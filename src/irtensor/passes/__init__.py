@@ -130,6 +130,7 @@ register_pass(CommonSubexpressionElimination, "Merge identical side-effect-free 
 register_pass(DeadCodeElimination, "Erase unused ops that have no effects (xDSL).")
 from irtensor.passes import (  # noqa: E402,F401 (registers them)
     conv_to_mul_sum,
+    convert_to_llvm,
     decompose_hlops,
     fold_constants,
     fuse,
