@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, math, memref, scf
+from xdsl.dialects import arith, cf, func, llvm, math, memref, scf
 from xdsl.dialects.builtin import Builtin, FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -35,8 +35,8 @@ class IRError(Exception):
 def make_context() -> Context:
     """A context with builtin, func, the standard dialects and irtensor's own loaded."""
     ctx = Context()
-    for dialect in (Builtin, func.Func, arith.Arith, math.Math, scf.Scf, memref.MemRef, HL, LL,
-                    KERNEL):
+    for dialect in (Builtin, func.Func, arith.Arith, math.Math, scf.Scf, cf.Cf, memref.MemRef,
+                    llvm.LLVM, HL, LL, KERNEL):
         ctx.load_dialect(dialect)
     return ctx
 

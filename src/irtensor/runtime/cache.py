@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 MAGIC = b"IRTK1\n"
-VERSION = "irtensor-0.1"
+VERSION = "irtensor-0.1/llvm-1"  # bump when the lowering changes what a kernel compiles to
 
 
 def key_of(*parts: str) -> str:

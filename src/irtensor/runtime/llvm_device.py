@@ -161,7 +161,7 @@ def run(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         for v in op.operands:
             last_use[v] = index
     env: dict[SSAValue, np.ndarray] = {
-        arg: np.ascontiguousarray(x) for arg, x in zip(main.body.block.args, inputs, strict=True)
+        arg: np.asarray(x, order="C") for arg, x in zip(main.body.block.args, inputs, strict=True)
     }
     level = debug_level()
     for index, op in enumerate(ops):

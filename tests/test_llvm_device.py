@@ -1,0 +1,140 @@
+"""Device llvm: the compiled kernels agree with the interpreter, and the cache works."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from xdsl.dialects.builtin import f32, f64, i1, i32, i64
+
+from irtensor import Tensor, interp, runtime
+from irtensor.pipeline import Pipeline
+from irtensor.runtime import cache, llvm_device
+from irtensor.testing import Program, assert_same_results, programs
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("IRTENSOR_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def on_llvm(program: Program) -> list[np.ndarray]:
+    module = program.module.clone()
+    Pipeline("hl-to-kernel").run(module)
+    return llvm_device.run(module, program.inputs)
+
+
+@given(programs(dialect="hl", dtypes=(f32, f64, i32, i64, i1), max_ops=6, max_dim=7))
+def test_generated_programs_agree_with_the_interpreter(program: Program) -> None:
+    want = interp.run(program.module, program.inputs)
+    assert_same_results(on_llvm(program), want, rtol=2e-4, atol=2e-4)
+
+
+def test_odd_sizes_agree_with_numpy() -> None:
+    rng = np.random.default_rng(0)
+    for n in (1, 7, 1023):
+        a = rng.standard_normal((n, 5)).astype(np.float32)
+        b = rng.standard_normal(5).astype(np.float32)
+        ta, tb = Tensor(a, device="llvm"), Tensor(b, device="llvm")
+        np.testing.assert_allclose(((ta * tb).exp() - ta).sum(1).numpy(),
+                                   (np.exp(a * b) - a).sum(1), rtol=1e-5, atol=1e-5)
+    empty = Tensor(np.zeros((0, 3), np.float32), device="llvm")
+    assert (empty + 1).numpy().shape == (0, 3)
+    np.testing.assert_array_equal(empty.sum(0).numpy(), np.zeros(3, np.float32))
+
+
+def test_mlp_and_conv_net_match_numpy() -> None:
+    rng = np.random.default_rng(1)
+    x, w1, b1 = (rng.standard_normal(s).astype(np.float32) for s in ((8, 32), (32, 16), (16,)))
+    w2 = rng.standard_normal((16, 4)).astype(np.float32)
+    t = lambda a: Tensor(a, device="llvm")  # noqa: E731
+    got = (t(x) @ t(w1) + t(b1)).relu().matmul(t(w2)).log_softmax().numpy()
+    h = np.maximum(x @ w1 + b1, 0) @ w2
+    want = h - h.max(1, keepdims=True)
+    want = want - np.log(np.exp(want).sum(1, keepdims=True))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    img = rng.standard_normal((2, 3, 9, 9)).astype(np.float32)
+    k = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    out = t(img).conv2d(t(k), padding=1).relu().max_pool2d().numpy()
+    ref = Tensor(img, device="interp").conv2d(Tensor(k, device="interp"), padding=1).relu()
+    np.testing.assert_allclose(out, ref.max_pool2d().numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_threads_split_the_outer_loop_without_changing_results(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    a = np.random.default_rng(2).standard_normal((512, 256)).astype(np.float32)
+    results = []
+    for n in ("1", "2"):
+        monkeypatch.setenv("IRTENSOR_THREADS", n)
+        results.append((Tensor(a, device="llvm").exp() * 2).numpy())
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_allclose(results[0], np.exp(a) * 2, rtol=1e-6)
+
+
+def test_a_repeated_program_runs_no_pipeline_and_compiles_nothing() -> None:
+    a = Tensor(np.arange(6, dtype=np.float32), device="llvm")
+    (a * 3 + 1).numpy()
+    before = runtime.stats()
+    for _ in range(3):
+        (a * 3 + 1).numpy()
+    after = runtime.stats()
+    assert after["pipeline_runs"] == before["pipeline_runs"]
+    assert after["kernels_compiled"] == before["kernels_compiled"]
+    assert after["programs_cached"] == before["programs_cached"] + 3
+
+
+SCRIPT = textwrap.dedent("""
+    import sys, numpy as np
+    sys.path.insert(0, {src!r})
+    from irtensor import Tensor, runtime
+    x = Tensor(np.arange(12, dtype=np.float32).reshape(3, 4), device="llvm")
+    y = ((x * 2).exp2() + x.sum(1, keepdim=True)).numpy()
+    expected = np.exp2(np.arange(12, dtype=np.float32).reshape(3, 4) * 2)
+    expected += np.arange(12, dtype=np.float32).reshape(3, 4).sum(1, keepdims=True)
+    assert np.allclose(y, expected, rtol=1e-6), y
+    s = runtime.stats()
+    print(s["kernels_compiled"], s["cache_hits_disk"])
+""")
+
+
+def run_script(cache_dir: Path) -> tuple[int, int]:
+    env = dict(os.environ, IRTENSOR_CACHE_DIR=str(cache_dir))
+    done = subprocess.run([sys.executable, "-c", SCRIPT.format(src=str(SRC))], env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    compiled, disk = done.stdout.split()
+    return int(compiled), int(disk)
+
+
+def test_a_second_process_compiles_nothing(private_cache: Path) -> None:
+    compiled, _ = run_script(private_cache)
+    assert compiled >= 1
+    assert run_script(private_cache) == (0, compiled)
+
+
+def test_a_corrupt_cache_entry_is_rebuilt(private_cache: Path) -> None:
+    compiled, _ = run_script(private_cache)
+    entries = list(private_cache.glob("*.bin"))
+    assert len(entries) == compiled
+    for entry in entries:
+        entry.write_bytes(entry.read_bytes()[: len(cache.MAGIC) + 70])  # truncated
+    assert run_script(private_cache) == (compiled, 0)  # recompiled, still right
+
+
+def test_cache_entries_are_checked() -> None:
+    cache.store("k", b"payload")
+    assert cache.load("k") == b"payload"
+    path = cache.cache_dir() / "k.bin"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+    assert cache.load("k") is None
