@@ -9,6 +9,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
+import pytest
 from hypothesis import settings
 
 from irtensor import dtypes
@@ -18,6 +19,25 @@ from irtensor.testing import register_profiles
 
 register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+DEVICES = ("llvm", "interp")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The Tensor tests (test_tensor_*.py) run on every device: compiled and oracle."""
+    if metafunc.module.__name__.startswith("test_tensor_"):
+        metafunc.parametrize("tensor_device", DEVICES, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def tensor_device(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str | None:
+    device = getattr(request, "param", None)
+    if device is not None:
+        monkeypatch.setenv("IRTENSOR_DEVICE", device)
+    return device
+    monkeypatch.setenv("IRTENSOR_DEVICE", request.param)
+    return request.param
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -77,3 +97,9 @@ def data(
 
 def lit(values: Any, dtype: np.dtype) -> np.ndarray:
     return np.array(values, dtype=dtype)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def session_kernel_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Compiled kernels go to a fresh folder: tests never read the user's cache."""
+    os.environ.setdefault("IRTENSOR_CACHE_DIR", str(tmp_path_factory.mktemp("kernel-cache")))

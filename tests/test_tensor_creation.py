@@ -53,20 +53,13 @@ class Runs:
 def runs(monkeypatch: pytest.MonkeyPatch) -> Runs:
     """Records the hl program of every realization that runs (not of ir() calls)."""
     record = Runs()
-    real_run, real_build = irtensor.interp.run, irtensor.realize.build_module
-    built: list[ModuleOp] = []
+    real = irtensor.realize.execute
 
-    def remembering_build(outputs):  # type: ignore[no-untyped-def]
-        module, arrays = real_build(outputs)
-        built.append(module.clone())
-        return module, arrays
+    def counting_execute(module: ModuleOp, arrays, device):  # type: ignore[no-untyped-def]
+        record.modules.append(module.clone())
+        return real(module, arrays, device)
 
-    def counting_run(module: ModuleOp, inputs, fn: str = "main"):  # type: ignore[no-untyped-def]
-        record.modules.append(built[-1])
-        return real_run(module, inputs, fn)
-
-    monkeypatch.setattr(irtensor.realize, "build_module", remembering_build)
-    monkeypatch.setattr(irtensor.interp, "run", counting_run)
+    monkeypatch.setattr(irtensor.realize, "execute", counting_execute)
     return record
 
 
@@ -328,7 +321,7 @@ def test_device_argument_and_env(monkeypatch: pytest.MonkeyPatch) -> None:
     assert t.device == "interp"
     check(t.numpy(), np.full(2, 2, F32))
     monkeypatch.delenv("IRTENSOR_DEVICE")
-    assert Tensor.ones(1).device == "interp"
+    assert Tensor.ones(1).device == "llvm"  # the default device
 
 
 def test_unknown_device_env_raises(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,7 +46,7 @@ _PROGRAMS: dict[tuple[str, str], ModuleOp] = {}
 
 
 def default_device() -> str:
-    device = os.environ.get("IRTENSOR_DEVICE", "interp")
+    device = os.environ.get("IRTENSOR_DEVICE", "llvm")
     return check_device(device)
 
 
