@@ -11,6 +11,8 @@ remembered, so later programs take them as inputs instead of recomputing them.
 from __future__ import annotations
 
 import os
+import sys
+import time
 import weakref
 from collections.abc import Sequence
 
@@ -21,7 +23,6 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from irtensor import dtypes, ir
 from irtensor.dialects.kernel import KernelOp
-from irtensor.passes import register_pipeline
 from irtensor.pipeline import Pipeline
 
 DEVICES = ("interp", "llvm")
@@ -35,10 +36,6 @@ _REALIZED: weakref.WeakKeyDictionary[SSAValue, SSAValue] = weakref.WeakKeyDictio
 _KEEP_BLOCKS: weakref.WeakKeyDictionary[SSAValue, Block] = weakref.WeakKeyDictionary()
 
 
-# On the interpreter a program runs as the kernels a compiled device would run, so every
-# realized tensor checks the whole compiler against numpy.
-register_pipeline("default-interp", "hl-to-kernel", "what realizing on device interp runs")
-register_pipeline("default-llvm", "hl-to-kernel", "what realizing on device llvm runs")
 
 # Realized programs by their printed hl text and device: a loop that builds the same
 # graph again runs no pipeline and compiles nothing.
@@ -137,6 +134,28 @@ def realize(outputs: Sequence[SSAValue], device: str) -> list[SSAValue]:
 
 def execute(module: ModuleOp, arrays: list[np.ndarray], device: str) -> list[np.ndarray]:
     """Lower an hl program with the device's pipeline (once per program) and run it."""
+    from irtensor.runtime import stats
+
+    before, start = stats(), time.perf_counter()
+    results = _execute(module, arrays, device)
+    if debug_level() >= 1:
+        after = stats()
+        kernels = after["kernels_run"] - before["kernels_run"]
+        compiled = after["kernels_compiled"] - before["kernels_compiled"]
+        cached = after["programs_cached"] - before["programs_cached"]
+        sys.stderr.write(
+            f"*** realize on {device}: {kernels} kernels, {compiled} compiled, program "
+            f"{'cached' if cached else 'lowered'}, {(time.perf_counter() - start) * 1e3:.2f} ms\n"
+        )
+    return results
+
+
+def debug_level() -> int:
+    value = os.environ.get("DEBUG", "0")
+    return int(value) if value.isdigit() else 0
+
+
+def _execute(module: ModuleOp, arrays: list[np.ndarray], device: str) -> list[np.ndarray]:
     from irtensor.runtime import STATS
 
     key = (ir.to_text(module), check_device(device))

@@ -145,3 +145,7 @@ register_pipeline(
 register_pipeline(
     "hl-to-kernel", "hl-to-ll,fuse,cse,reorder-loops", "hl programs into scheduled, fused kernels"
 )
+# Realizing a tensor on a device runs `default-<device>`. On the interpreter a program runs
+# as the kernels a compiled device would run, so every realized tensor checks the compiler.
+register_pipeline("default-interp", "hl-to-kernel", "what realizing on device interp runs")
+register_pipeline("default-llvm", "hl-to-kernel", "what realizing on device llvm runs")

@@ -144,17 +144,32 @@ def call(kernel: CompiledKernel, arrays: Sequence[np.ndarray], out: np.ndarray) 
         kernel.function(*arrays, out, 0, n)
         return
     bounds = [round(i * n / workers) for i in range(workers + 1)]
-    with ThreadPoolExecutor(workers) as pool:  # ctypes drops the GIL for each call
-        jobs = [pool.submit(kernel.function, *arrays, out, lo, hi)
-                for lo, hi in itertools.pairwise(bounds) if hi > lo]
-        for job in jobs:
-            job.result()
+    chunks = [(lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]
+    pool = _pool(workers)  # ctypes drops the GIL for each call, so the chunks run at once
+    jobs = [pool.submit(kernel.function, *arrays, out, lo, hi) for lo, hi in chunks[1:]]
+    kernel.function(*arrays, out, *chunks[0])  # this thread takes the first chunk
+    for job in jobs:
+        job.result()
 
 
-def run(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Execute `@main` of a kernel-level module on numpy arrays."""
-    main = next(op for op in module.walk()
-                if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A pool kept for the process: starting threads per kernel call costs milliseconds."""
+    with _LOCK:
+        if workers not in _POOLS:
+            _POOLS[workers] = ThreadPoolExecutor(workers - 1 or 1,
+                                                 thread_name_prefix="irtensor")
+        return _POOLS[workers]
+
+
+def run(module: ModuleOp, inputs: Sequence[np.ndarray], fn: str = "main") -> list[np.ndarray]:
+    """Execute `@fn` of a kernel-level module on numpy arrays."""
+    main = next((op for op in module.walk()
+                 if isinstance(op, func.FuncOp) and op.sym_name.data == fn), None)
+    if main is None:
+        raise ValueError(f"no function @{fn} in the module")
     ops = list(main.body.block.ops)
     last_use = {}
     for index, op in enumerate(ops):
@@ -189,7 +204,7 @@ def run(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
 def _report(op: KernelOp, kernel: CompiledKernel, args: Sequence[np.ndarray], out: np.ndarray,
             seconds: float, level: int) -> None:
     points = int(np.prod(op.sizes)) if op.sizes else 1
-    body_ops = sum(1 for _ in op.body.walk()) - 1
+    body_ops = sum(1 for _ in op.body.walk()) - 1 + (1 if op.reduction_dims else 0)
     moved = sum(a.nbytes for a in args) + out.nbytes
     seconds = max(seconds, 1e-9)
     sys.stderr.write(

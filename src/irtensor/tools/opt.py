@@ -54,8 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="treat '// -----' separated chunks as independent inputs")
     p.add_argument("--run", action="store_true", help="execute @main after the pipeline")
     p.add_argument("--entry", default="main", help="function to run (default main)")
-    p.add_argument("--device", default="interp", choices=["interp"],
-                   help="where --run executes (interp: the reference interpreter)")
+    p.add_argument("--device", default="interp", choices=["interp", "llvm"],
+                   help="where --run executes: interp (the reference interpreter) or llvm "
+                        "(lowered with hl-to-kernel if needed, compiled, run)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="an input of --run, by argument name or position")
     p.add_argument("--seed", type=int, default=0, help="seed of random --run inputs")
@@ -109,7 +110,10 @@ def run_entry(module: ModuleOp, args: argparse.Namespace) -> str:
     fn = find_function(module, args.entry)
     arrays = make_inputs(fn, args.input, args.seed)
     try:
-        results = run(module, arrays, fn=args.entry)
+        if args.device == "llvm":
+            results = run_compiled(module, arrays, args.entry)
+        else:
+            results = run(module, arrays, fn=args.entry)
     except (ValueError, TypeError) as e:  # inputs that do not fit the function's types
         raise UserError(str(e)) from None
     np.set_printoptions(precision=6, suppress=False, threshold=200)
@@ -117,6 +121,16 @@ def run_entry(module: ModuleOp, args: argparse.Namespace) -> str:
     for i, (r, t) in enumerate(zip(results, fn.function_type.outputs, strict=True)):
         out.append(f"// result #{i}: {t}\n{np.array2string(np.asarray(r), separator=', ')}")
     return "\n".join(out) + "\n"
+
+
+def run_compiled(module: ModuleOp, arrays: list[np.ndarray], entry: str) -> list[np.ndarray]:
+    from irtensor.interp import _check_inputs
+    from irtensor.runtime import llvm_device
+
+    _check_inputs(find_function(module, entry), arrays)
+    lowered = module.clone()
+    Pipeline("default-llvm").run(lowered)
+    return llvm_device.run(lowered, arrays, entry)
 
 
 def find_function(module: ModuleOp, name: str) -> func.FuncOp:
