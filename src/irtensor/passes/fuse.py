@@ -208,12 +208,15 @@ class Fuser:
                 continue
             self.insert_before = op
             node = self.node_of(op)
-            if node is None:  # a view that a pending reduction cannot follow
-                self.nodes[op.operands[0]] = self.realize_reduces(self.nodes[op.operands[0]])
+            if isinstance(op, ll.MOVEMENT_OPS) and self.breaks_epilogue(op, node):
+                # Compute the reduction with its epilogue (matmul + bias + relu) before a
+                # view its consumers cannot iterate, then view the result.
+                source = self.nodes[op.operands[0]]
+                self.nodes[op.operands[0]] = identity_read(self.materialize(source))
                 node = self.node_of(op)
                 assert node is not None
             if len(list(op.results[0].uses)) > 1:  # several consumers
-                node = self.realize_reduces(node)  # a reduction is computed once
+                node = self.settle(node)  # a reduction is computed once
                 if not self.cheap(node):
                     node = identity_read(self.materialize(node))
             self.nodes[op.results[0]] = node
@@ -222,9 +225,31 @@ class Fuser:
                 op.detach()
                 op.erase()
 
+    def breaks_epilogue(self, op: Operation, moved: Node | None) -> bool:
+        """Whether a movement of a pending reduction's result leaves points that the
+        reduction's kernel could not write (a broadcast, a pad): then compute it first."""
+        source = self.nodes[op.operands[0]]
+        if not contains_reduce(source):
+            return False
+        if moved is None:
+            return True
+        reduce = find_reduce(moved)
+        assert reduce is not None
+        return epilogue_dims(moved, reduce, reduce.child.shape) is None
+
     def cheap(self, node: Node) -> bool:
         """Recomputing it in each consumer costs less than a trip through memory."""
         return not contains_reduce(node) and size_of(node) <= self.recompute_limit
+
+    def settle(self, node: Node) -> Node:
+        """`node` with no pending reduction: computed whole when it is a reduction with
+        an epilogue it can carry, else with each reduction computed and read back."""
+        reduce = find_reduce(node)
+        if reduce is None:
+            return node
+        if epilogue_dims(node, reduce, reduce.child.shape) is not None:
+            return identity_read(self.materialize(node))
+        return self.realize_reduces(node)
 
     def realize_reduces(self, node: Node) -> Node:
         """`node` with each pending reduction computed into a buffer and read back."""
@@ -245,7 +270,7 @@ class Fuser:
                 if op.kind.data == "max" or not dtypes.is_float(element):
                     return source
                 return Apply(shape, element, ll.AddOp, (source, Const(shape, element, 0.0)))
-            source = self.realize_reduces(self.nodes[op.input])
+            source = self.settle(self.nodes[op.input])
             return Reduce(shape, element, op.kind.data, source, ints(op.axes),
                           dims(len(shape)))
         if isinstance(op, ll.MOVEMENT_OPS):
@@ -253,7 +278,7 @@ class Fuser:
         args = [self.nodes[v] for v in op.operands]
         pending = [i for i, a in enumerate(args) if contains_reduce(a)]
         for i in pending[1:]:  # one reduction per kernel: compute the others first
-            args[i] = self.realize_reduces(args[i])
+            args[i] = self.settle(args[i])
         return Apply(shape, element, type(op), tuple(args))
 
     # ------------------------------------------------------------------ kernels
