@@ -23,6 +23,7 @@ threads.
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import functools
 import re
 import threading
@@ -60,7 +61,19 @@ def _binding() -> Any:
 
     binding.initialize_native_target()
     binding.initialize_native_asmprinter()
+    _expose_libc(binding)
     return binding
+
+
+def _expose_libc(binding: Any) -> None:
+    """Kernels call malloc, calloc and free for large accumulators: give MCJIT libc's."""
+    if all(binding.address_of_symbol(name) for name in ("malloc", "calloc", "free")):
+        return
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
+    for name in ("malloc", "calloc", "free"):
+        address = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
+        if address:
+            binding.add_symbol(name, address)
 
 
 @dataclass(frozen=True)
