@@ -138,3 +138,26 @@ def test_cache_entries_are_checked() -> None:
     data[-1] ^= 1
     path.write_bytes(bytes(data))
     assert cache.load("k") is None
+
+
+def test_debug_levels_show_realizes_kernels_schedules_ir_and_assembly(
+        private_cache: Path) -> None:
+    script = textwrap.dedent(f"""
+        import sys, numpy as np
+        sys.path.insert(0, {str(SRC)!r})
+        from irtensor import Tensor
+        x = Tensor(np.ones((64, 64), np.float32), device="llvm")
+        (x.exp() * 2).sum(1).numpy()
+    """)
+    outputs = {}
+    for level in ("1", "2", "3", "4", "5"):
+        env = dict(os.environ, DEBUG=level, IRTENSOR_CACHE_DIR=str(private_cache))
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+        outputs[level] = done.stderr
+    assert "*** realize on llvm: 1 kernels" in outputs["1"] and "*** llvm" not in outputs["1"]
+    assert "*** llvm r_64_64" in outputs["2"] and "GB/s" in outputs["2"]
+    assert "schedule" in outputs["3"] and "<order [" in outputs["3"]
+    assert "define void" in outputs["4"]  # the LLVM IR
+    assert ".text" in outputs["5"] or "ret" in outputs["5"]  # the machine assembly
