@@ -98,7 +98,9 @@ def compile_kernel(kernel: KernelOp) -> CompiledKernel:
         jit, name = _compile(unit)
         if (code := jit.object_code()) is not None:
             cache.store(key, pickle.dumps({"object": code, "name": name,
-                                           "signatures": jit.signatures}))
+                                           "signatures": jit.signatures,
+                                           "llvm_ir": jit.llvm_ir,
+                                           "optimized_ir": jit.optimized_ir}))
     compiled = CompiledKernel(kernel.sym_name.data, jit.function(name), outer_size, splittable,
                               jit, text)
     with _LOCK:
@@ -114,7 +116,9 @@ def _from_disk(key: str) -> tuple[Any, str]:
         return None, ""
     try:
         entry = pickle.loads(payload)
-        jit = llvm_jit.load_object(entry["object"], entry["signatures"])
+        jit = llvm_jit.load_object(entry["object"], entry["signatures"],
+                                   llvm_ir_text=entry["llvm_ir"],
+                                   optimized_ir=entry["optimized_ir"])
         jit.function(entry["name"])
     except Exception:  # a damaged entry is ignored and rebuilt
         return None, ""
