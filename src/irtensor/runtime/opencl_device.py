@@ -1,0 +1,261 @@
+"""Device `opencl`: each kernel lowered to an `ocl.kernel`, printed as OpenCL C, built with
+pyopencl, cached; buffers stay on the device until the host reads a result.
+
+The device is `IRTENSOR_OPENCL_DEVICE` (an index into all platforms' devices, or a
+substring of a device's name), else pyopencl's `PYOPENCL_CTX`, else the first
+device. A program is cached in memory (by the kernel's IR and the device) and on
+disk (by its OpenCL C and the device name, as the device's binary).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import SSAValue
+
+from irtensor import dtypes, ir
+from irtensor.backend.opencl_printer import CProgram, print_program
+from irtensor.dialects.kernel import KernelOp
+from irtensor.passes.lower_to_opencl import lower_kernel
+from irtensor.runtime import STATS, cache
+from irtensor.runtime.llvm_device import compile_unit, debug_level
+
+BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt"]
+
+
+class OpenCLError(RuntimeError):
+    """A device without what a program needs, or a program that does not build."""
+
+
+@dataclass
+class Device:
+    context: Any
+    queue: Any
+    device: Any
+
+    @property
+    def name(self) -> str:
+        return f"{self.device.platform.name}/{self.device.name}/{self.device.version}"
+
+
+@dataclass
+class CompiledKernel:
+    name: str
+    kernel: Any  # pyopencl.Kernel
+    global_size: tuple[int, ...]
+    program: CProgram
+
+
+_DEVICE: Device | None = None
+_MEMORY: dict[str, CompiledKernel] = {}
+_LOCK = threading.Lock()
+
+
+def _cl() -> Any:
+    import pyopencl
+
+    return pyopencl
+
+
+def choose_device() -> Any:
+    """The pyopencl device named by IRTENSOR_OPENCL_DEVICE (index or name substring)."""
+    cl = _cl()
+    devices = [d for p in cl.get_platforms() for d in p.get_devices()]
+    if not devices:
+        raise OpenCLError("no OpenCL device found (install pocl-binary-distribution for a "
+                          "CPU device)")
+    wanted = os.environ.get("IRTENSOR_OPENCL_DEVICE", "")
+    if wanted.isdigit():
+        if int(wanted) >= len(devices):
+            raise OpenCLError(f"IRTENSOR_OPENCL_DEVICE={wanted}: there are {len(devices)} "
+                              "devices")
+        return devices[int(wanted)]
+    if wanted:
+        for d in devices:
+            if wanted.lower() in d.name.lower():
+                return d
+        raise OpenCLError(f"IRTENSOR_OPENCL_DEVICE={wanted!r} matches none of "
+                          f"{[d.name for d in devices]}")
+    if os.environ.get("PYOPENCL_CTX"):
+        return cl.create_some_context(interactive=False).devices[0]
+    return devices[0]
+
+
+def device() -> Device:
+    global _DEVICE
+    with _LOCK:
+        if _DEVICE is None:
+            cl = _cl()
+            chosen = choose_device()
+            context = cl.Context([chosen])
+            _DEVICE = Device(context, cl.CommandQueue(context), chosen)
+        return _DEVICE
+
+
+def unavailable() -> str | None:
+    """Why OpenCL programs cannot be built and run here (None: they can); checked once by
+    building a one-line kernel."""
+    global _PROBE
+    if _PROBE is None:
+        try:
+            dev = device()
+            _cl().Program(dev.context, "__kernel void probe(__global int* a) { a[0] = 1; }"
+                          ).build()
+            _PROBE = ""
+        except Exception as e:  # no platform, or a compiler that fails on this host
+            _PROBE = " ".join(str(e).split())[-300:] or type(e).__name__
+    return _PROBE or None
+
+
+_PROBE: str | None = None
+
+
+def supports_fp64(dev: Any) -> bool:
+    """Whether the device has double precision (tests monkeypatch this)."""
+    return "cl_khr_fp64" in dev.extensions or bool(getattr(dev, "double_fp_config", 0))
+
+
+# --------------------------------------------------------------------------- programs
+
+
+def compile_kernel(kernel: KernelOp) -> CompiledKernel:
+    dev = device()
+    text = ir.to_text(compile_unit(kernel))
+    key = cache.key_of("opencl-ir", text, dev.name)
+    with _LOCK:
+        if key in _MEMORY:
+            STATS.cache_hits_memory += 1
+            return _MEMORY[key]
+    lowered = lower_kernel(kernel)
+    program = print_program([lowered])
+    if program.needs_fp64 and not supports_fp64(dev.device):
+        raise OpenCLError(f"kernel @{kernel.sym_name.data} needs f64, which the OpenCL device "
+                          f"{dev.device.name!r} does not support (no cl_khr_fp64)")
+    built = build(program, dev)
+    compiled = CompiledKernel(program.kernel_names[0],
+                              getattr(built, program.kernel_names[0]),
+                              lowered.global_size, program)
+    with _LOCK:
+        _MEMORY[key] = compiled
+    return compiled
+
+
+def build(program: CProgram, dev: Device) -> Any:
+    """A built pyopencl.Program: from the disk cache's binary, else from source (stored)."""
+    cl = _cl()
+    key = cache.key_of("opencl-c", program.source, dev.name, " ".join(BUILD_OPTIONS))
+    payload = cache.load(key)
+    if payload is not None:
+        try:
+            binary = pickle.loads(payload)
+            built = cl.Program(dev.context, [dev.device], [binary]).build(options=BUILD_OPTIONS)
+            STATS.cache_hits_disk += 1
+            return built
+        except Exception:  # a damaged entry is rebuilt from source
+            pass
+    start = time.perf_counter()
+    try:
+        built = cl.Program(dev.context, program.source).build(options=BUILD_OPTIONS)
+    except cl.RuntimeError as e:
+        log = getattr(e, "build_log", None) or str(e)
+        raise OpenCLError(f"OpenCL build of kernel {', '.join(program.kernel_names)} failed "
+                          f"on {dev.device.name}:\n{log}\n--- source ---\n{program.source}"
+                          ) from None
+    STATS.kernels_compiled += 1
+    STATS.seconds_compiling += time.perf_counter() - start
+    binaries = built.get_info(cl.program_info.BINARIES)
+    if binaries and binaries[0]:
+        cache.store(key, pickle.dumps(bytes(binaries[0])))
+    return built
+
+
+# --------------------------------------------------------------------------- running
+
+
+@dataclass
+class DeviceArray:
+    """A tensor's buffer on the device (a 1-element dummy for an empty tensor)."""
+
+    buffer: Any
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def numpy(self, queue: Any) -> np.ndarray:
+        out = np.empty(self.shape, self.dtype)
+        if out.size:
+            _cl().enqueue_copy(queue, out, self.buffer)
+        return out
+
+
+def to_device(x: np.ndarray, dev: Device) -> DeviceArray:
+    cl = _cl()
+    x = np.ascontiguousarray(x)
+    flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    host = x if x.size else np.zeros(1, x.dtype)
+    return DeviceArray(cl.Buffer(dev.context, flags, hostbuf=host), x.shape, x.dtype)
+
+
+def allocate(t: TensorType, dev: Device) -> DeviceArray:
+    cl = _cl()
+    dtype = dtypes.to_numpy(t.element_type)
+    shape = tuple(t.get_shape())
+    nbytes = max(int(np.prod(shape)) * dtype.itemsize, dtype.itemsize)
+    return DeviceArray(cl.Buffer(dev.context, cl.mem_flags.READ_WRITE, nbytes), shape, dtype)
+
+
+def run(module: ModuleOp, inputs: Sequence[np.ndarray], fn: str = "main") -> list[np.ndarray]:
+    """Execute `@fn` of a kernel-level module on numpy arrays, on the OpenCL device."""
+    main = next((op for op in module.walk()
+                 if isinstance(op, func.FuncOp) and op.sym_name.data == fn), None)
+    if main is None:
+        raise ValueError(f"no function @{fn} in the module")
+    dev = device()
+    args = main.body.block.args
+    host: dict[SSAValue, np.ndarray] = {
+        a: np.asarray(x, order="C") for a, x in zip(args, inputs, strict=True)}
+    env: dict[SSAValue, DeviceArray] = {}
+    level = debug_level()
+    for op in main.body.block.ops:
+        if isinstance(op, func.ReturnOp):
+            dev.queue.finish()
+            return [host[v] if v in host else env[v].numpy(dev.queue) for v in op.operands]
+        if not isinstance(op, KernelOp):
+            raise TypeError(f"device opencl cannot run {op.name}; expected kernel.kernel ops")
+        for v in op.inputs:
+            if v not in env:
+                env[v] = to_device(host[v], dev)
+        t = op.res.type
+        assert isinstance(t, TensorType)
+        out = allocate(t, dev)
+        compiled = compile_kernel(op)
+        start = time.perf_counter()
+        if int(np.prod(out.shape)):
+            compiled.kernel(dev.queue, compiled.global_size, None,
+                            *(env[v].buffer for v in op.inputs), out.buffer)
+        STATS.kernels_run += 1
+        if level >= 2:
+            dev.queue.finish()
+            _report(op, compiled, time.perf_counter() - start, level)
+        env[op.res] = out
+    raise ValueError(f"@{fn} has no func.return")
+
+
+def _report(op: KernelOp, kernel: CompiledKernel, seconds: float, level: int) -> None:
+    sys.stderr.write(f"*** opencl {kernel.name:<24} {list(op.sizes)!s:<24} "
+                     f"range {list(kernel.global_size)!s:<16} {seconds * 1e3:9.3f} ms\n")
+    if level >= 4:
+        sys.stderr.write(kernel.program.source + "\n")
+
+
+__all__ = ["CompiledKernel", "OpenCLError", "choose_device", "compile_kernel", "device", "run",
+           "supports_fp64", "unavailable"]

@@ -1,0 +1,253 @@
+"""The OpenCL backend: the ocl dialect, lower-to-opencl, the C printer, and device opencl.
+
+Tests that build and run OpenCL programs skip when this host cannot build one
+(`opencl_device.unavailable()` says why; e.g. PoCL 3.0's LLVM 14 does not know
+the host CPU and fails with "unknown target CPU 'generic'").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from xdsl.dialects.builtin import f32, f64, i1, i32, i64
+
+from irtensor import interp
+from irtensor.backend.opencl_printer import UnsupportedError, print_program
+from irtensor.dialects.kernel import KernelOp
+from irtensor.dialects.ocl import OCL
+from irtensor.ir import IRError, make_context, parse, to_text, verify
+from irtensor.passes.lower_to_opencl import global_size, lower_kernel
+from irtensor.pipeline import Pipeline
+from irtensor.runtime import STATS, opencl_device
+from irtensor.testing import Program, assert_same_results, programs
+
+ELEMENTWISE = """
+func.func @add_bias(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = kernel.kernel @E_4_8(%x, %b) space [4, 8] reads [#kernel.access<(d0, d1) -> (d0, d1)>,
+       #kernel.access<(d0, d1) -> (d1)>] writes affine_map<(d0, d1) -> (d0, d1)>
+       : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%1: f32, %2: f32):
+    %3 = arith.addf %1, %2 : f32
+    kernel.yield %3 : f32
+  }
+  func.return %0 : tensor<4x8xf32>
+}
+"""
+
+OCL_TEXT = """
+ocl.kernel @k range [4] (%in0 : !ocl.ptr<f32, global>, %out : !ocl.ptr<f32, global>) {
+  %g = ocl.global_id 0
+  %v = ocl.load %in0[%g] : !ocl.ptr<f32, global> -> f32
+  %l = ocl.local_array 16 : !ocl.ptr<f32, local>
+  ocl.barrier local
+  ocl.store %v, %out[%g] : f32, !ocl.ptr<f32, global>
+  ocl.return
+}
+"""
+
+needs_opencl = pytest.mark.skipif(
+    opencl_device.unavailable() is not None,
+    reason="this host cannot build OpenCL programs (see opencl_device.unavailable())")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("IRTENSOR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(opencl_device, "_MEMORY", {})
+    return tmp_path / "cache"
+
+
+def ocl_context():  # type: ignore[no-untyped-def]
+    ctx = make_context()
+    if ctx.get_optional_dialect("ocl") is None:
+        ctx.load_dialect(OCL)
+    return ctx
+
+
+# --------------------------------------------------------------------------- dialect
+
+
+def test_ocl_round_trips_and_verifies() -> None:
+    module = parse(OCL_TEXT, ocl_context())
+    module.verify()
+    text = to_text(module)
+    assert "ocl.barrier local" in text and "!ocl.ptr<f32, local>" in text
+    assert to_text(parse(text, ocl_context())) == text
+
+
+@pytest.mark.parametrize("bad, message", [
+    (OCL_TEXT.replace("%out : !ocl.ptr<f32, global>", "%out : !ocl.ptr<f32, constant>")
+     .replace("f32, !ocl.ptr<f32, global>", "f32, !ocl.ptr<f32, constant>"),
+     "constant address space is read-only"),
+    ("%g = ocl.global_id 0", "must be inside an ocl.kernel"),
+    ("ocl.barrier local", "must be inside an ocl.kernel"),
+    ("%a = ocl.local_array 4 : !ocl.ptr<f32, local>", "must be inside an ocl.kernel"),
+    (OCL_TEXT.replace("local_array 16 : !ocl.ptr<f32, local>",
+                      "local_array 16 : !ocl.ptr<f32, global>"), "local address space"),
+    (OCL_TEXT.replace("global_id 0", "global_id 3"), "must be 0, 1 or 2"),
+])
+def test_ocl_verifier_errors(bad: str, message: str) -> None:
+    with pytest.raises(IRError, match=message):
+        verify(parse(bad, ocl_context()))
+
+
+# --------------------------------------------------------------------------- lowering + C
+
+
+def test_lowering_maps_parallel_dims_to_the_ndrange() -> None:
+    (kernel,) = [k for k in parse(ELEMENTWISE).walk() if isinstance(k, KernelOp)]
+    assert global_size(kernel) == [8, 4]
+    lowered = lower_kernel(kernel)
+    lowered.verify()
+    assert lowered.global_size == (8, 4)
+
+
+def test_printer_writes_an_elementwise_kernel() -> None:
+    (kernel,) = [k for k in parse(ELEMENTWISE).walk() if isinstance(k, KernelOp)]
+    program = print_program([lower_kernel(kernel)])
+    assert program.kernel_names == ("E_4_8",) and not program.needs_fp64
+    assert program.source.startswith(
+        "__kernel void E_4_8(__global const float* in0, __global const float* in1, "
+        "__global float* out) {\n  long i1 = (long)get_global_id(0);\n"
+        "  long i0 = (long)get_global_id(1);\n")
+    assert "float v5 = v3 + v4;\n  out[v2] = v5;\n}" in program.source
+    assert "pragma" not in program.source
+
+
+def hl_kernels(text: str) -> list[KernelOp]:
+    module = parse(text)
+    Pipeline("hl-to-kernel").run(module)
+    return [k for k in module.walk() if isinstance(k, KernelOp)]
+
+
+def test_printer_guards_integer_division_nan_max_casts_and_f64() -> None:
+    source = print_program([lower_kernel(k) for k in hl_kernels("""
+    func.func @main(%a: tensor<5xi32>, %b: tensor<5xi32>, %x: tensor<5xf64>,
+        %y: tensor<5xf64>) -> (tensor<5xi32>,
+        tensor<5xi32>, tensor<5xf64>, tensor<5xi64>) {
+      %q = hl.idiv %a, %b : tensor<5xi32>, tensor<5xi32> -> tensor<5xi32>
+      %r = hl.mod %a, %b : tensor<5xi32>, tensor<5xi32> -> tensor<5xi32>
+      %m = hl.maximum %x, %y : tensor<5xf64>, tensor<5xf64> -> tensor<5xf64>
+      %c = hl.cast %x : tensor<5xf64> -> tensor<5xi64>
+      func.return %q, %r, %m, %c : tensor<5xi32>, tensor<5xi32>, tensor<5xf64>, tensor<5xi64>
+    }""")]).source
+    assert source.startswith("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    assert "static inline int irt_floordiv_int(int a, int b)" in source
+    assert "if (b == -1) return (int)(-(uint)a);" in source
+    assert "isnan(" in source and "fmax(" in source
+    assert "irt_fptosi_double_long" in source and "(-9223372036854775807L - 1L)" in source
+
+
+def test_f16_is_refused_with_a_clear_error() -> None:
+    kernels = hl_kernels("""
+    func.func @main(%a: tensor<3xf16>) -> tensor<3xf16> {
+      %0 = hl.add %a, %a : tensor<3xf16>, tensor<3xf16> -> tensor<3xf16>
+      func.return %0 : tensor<3xf16>
+    }""")
+    with pytest.raises(UnsupportedError, match="does not support f16"):
+        print_program([lower_kernel(k) for k in kernels])
+
+
+def test_pass_replaces_kernels_with_enqueues() -> None:
+    module = parse(ELEMENTWISE)
+    Pipeline("lower-to-opencl").run(module)
+    text = to_text(module)
+    assert "ocl.kernel @E_4_8_0 range [8, 4]" in text
+    assert "ocl.enqueue @E_4_8_0(%x, %b)" in text and "kernel.kernel" not in text
+
+
+# --------------------------------------------------------------------------- runtime
+
+
+def test_fp64_error_when_the_device_lacks_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not opencl_device_present():
+        pytest.skip("no OpenCL device")
+    monkeypatch.setattr(opencl_device, "supports_fp64", lambda dev: False)
+    module = parse(ELEMENTWISE.replace("f32", "f64"))
+    x = np.ones((4, 8)), np.ones(8)
+    with pytest.raises(opencl_device.OpenCLError, match="needs f64"):
+        opencl_device.run(module, list(x), "add_bias")
+
+
+def test_build_failure_shows_the_log_and_kernel_name() -> None:
+    if not opencl_device_present():
+        pytest.skip("no OpenCL device")
+    from irtensor.backend.opencl_printer import CProgram
+
+    bad = CProgram("__kernel void broken(__global float* a) { a[0] = undefined_thing; }\n",
+                   ("broken",), False)
+    with pytest.raises(opencl_device.OpenCLError, match="build of kernel broken failed"):
+        opencl_device.build(bad, opencl_device.device())
+
+
+def opencl_device_present() -> bool:
+    try:
+        opencl_device.device()
+    except Exception:
+        return False
+    return True
+
+
+def on_opencl(program: Program) -> list[np.ndarray]:
+    module = program.module.clone()
+    Pipeline("hl-to-kernel").run(module)
+    return opencl_device.run(module, program.inputs)
+
+
+@needs_opencl
+@settings(max_examples=25, deadline=None)
+@given(programs(dialect="hl", dtypes=(f32, f64, i32, i64, i1), max_ops=5, max_dim=7))
+def test_generated_programs_agree_with_the_interpreter(program: Program) -> None:
+    want = interp.run(program.module, program.inputs)
+    assert_same_results(on_opencl(program), want, rtol=2e-4, atol=2e-4)
+
+
+def run_hl(text: str, inputs: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    module = parse(text)
+    want = interp.run(module, inputs)
+    Pipeline("hl-to-kernel").run(module)
+    return opencl_device.run(module, inputs), want
+
+
+@needs_opencl
+@pytest.mark.parametrize("n", [1, 7, 1023, 0])
+def test_odd_and_empty_sizes(n: int) -> None:
+    x = np.random.default_rng(n).standard_normal((n, 5)).astype(np.float32)
+    got, want = run_hl(f"""
+    func.func @main(%x: tensor<{n}x5xf32>) -> (tensor<{n}x5xf32>, tensor<5xf32>) {{
+      %e = hl.exp2 %x : tensor<{n}x5xf32>
+      %s = hl.sum %e axes [0] : tensor<{n}x5xf32> -> tensor<5xf32>
+      func.return %e, %s : tensor<{n}x5xf32>, tensor<5xf32>
+    }}""", [x])
+    assert_same_results(got, want, rtol=1e-5, atol=1e-5)
+
+
+@needs_opencl
+def test_integer_division_by_zero_and_int_min() -> None:
+    a = np.array([7, -7, -2**31, 5, -2**31, 3], np.int32)
+    b = np.array([2, 2, -1, 0, 1, -1], np.int32)
+    got, want = run_hl("""
+    func.func @main(%a: tensor<6xi32>, %b: tensor<6xi32>) -> (tensor<6xi32>, tensor<6xi32>) {
+      %q = hl.idiv %a, %b : tensor<6xi32>, tensor<6xi32> -> tensor<6xi32>
+      %r = hl.mod %a, %b : tensor<6xi32>, tensor<6xi32> -> tensor<6xi32>
+      func.return %q, %r : tensor<6xi32>, tensor<6xi32>
+    }""", [a, b])
+    assert_same_results(got, want)
+
+
+@needs_opencl
+def test_nan_max_and_cache_hit() -> None:
+    x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, -np.inf]], np.float32)
+    text = """
+    func.func @main(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+      %m = hl.max %x axes [1] : tensor<2x3xf32> -> tensor<2xf32>
+      func.return %m : tensor<2xf32>
+    }"""
+    got, _want = run_hl(text, [x])
+    assert np.isnan(got[0][0]) and got[0][1] == 5.0
+    before = STATS.cache_hits_memory
+    run_hl(text, [x])
+    assert STATS.cache_hits_memory > before
