@@ -18,6 +18,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from irtensor.dialects import HL, KERNEL, LL
+from irtensor.dialects.ocl import OCL
 
 
 class IRError(Exception):
@@ -36,7 +37,7 @@ def make_context() -> Context:
     """A context with builtin, func, the standard dialects and irtensor's own loaded."""
     ctx = Context()
     for dialect in (Builtin, func.Func, arith.Arith, math.Math, scf.Scf, cf.Cf, memref.MemRef,
-                    llvm.LLVM, HL, LL, KERNEL):
+                    llvm.LLVM, HL, LL, KERNEL, OCL):
         ctx.load_dialect(dialect)
     return ctx
 

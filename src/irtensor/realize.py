@@ -25,7 +25,7 @@ from irtensor import dtypes, ir
 from irtensor.dialects.kernel import KernelOp
 from irtensor.pipeline import Pipeline
 
-DEVICES = ("interp", "llvm")
+DEVICES = ("interp", "llvm", "opencl")
 # Each inspection stage and the pipeline that reaches it from the recorded hl program.
 STAGES = {"hl": "", "ll": "hl-to-ll", "kernel": "hl-to-kernel"}
 
@@ -170,6 +170,10 @@ def _execute(module: ModuleOp, arrays: list[np.ndarray], device: str) -> list[np
         from irtensor.runtime import llvm_device
 
         return llvm_device.run(lowered, arrays)
+    if device == "opencl":
+        from irtensor.runtime import opencl_device
+
+        return opencl_device.run(lowered, arrays)
     from irtensor.interp import run
 
     return run(lowered, arrays)

@@ -135,6 +135,7 @@ from irtensor.passes import (  # noqa: E402,F401 (registers them)
     fold_constants,
     fuse,
     lower_kernels_to_loops,
+    lower_to_opencl,
     reorder_loops,
 )
 
@@ -149,3 +150,4 @@ register_pipeline(
 # as the kernels a compiled device would run, so every realized tensor checks the compiler.
 register_pipeline("default-interp", "hl-to-kernel", "what realizing on device interp runs")
 register_pipeline("default-llvm", "hl-to-kernel", "what realizing on device llvm runs")
+register_pipeline("default-opencl", "hl-to-kernel", "what realizing on device opencl runs")
