@@ -357,9 +357,10 @@ def run_case(case: Case, torch_mod: Any, quiet_wait: float = 0.0) -> dict[str, A
     warm = timings["irtensor"].median_ms()
     for impl, timing in timings.items():
         result[f"{impl}_ms"] = timing.median_ms()
+        result[f"{impl}_min_ms"] = min(timing.wall) * 1e3
+        result[f"{impl}_all_ms"] = [t * 1e3 for t in timing.wall]  # in repetition order
         result[f"{impl}_cpu_util"] = timing.cpu_util()
     result["irtensor_realize_ms"] = statistics.median(timings["irtensor"].realize) * 1e3
-    result["irtensor_all_ms"] = [t * 1e3 for t in timings["irtensor"].wall]
     for impl in ("numpy", "torch"):
         theirs = result.get(f"{impl}_ms")
         result[f"ratio_{impl}"] = theirs / warm if theirs and warm else None
