@@ -27,12 +27,10 @@ from xdsl.irdl import (
     VarConstraint,
     base,
     operand_def,
-    prop_def,
     result_def,
     traits_def,
 )
 from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -208,56 +206,6 @@ class CastOpBase(IRDLOperation):
 
 def result_element(lhs: SSAValue, compare: bool) -> Attribute:
     return i1 if compare else element_of(lhs)
-
-
-class PadOpBase(IRDLOperation):
-    """Shared properties and syntax of `ll.pad` and `hl.pad`.
-
-    `%r = <op> %x low [1, 0] high [0, 2] value -inf : tensor<..> -> tensor<..>`
-    (`value` is omitted when it is 0.0). The value is converted to the element
-    type: for integers and bool, -inf and inf become the type's lowest and
-    highest value and NaN becomes 0.
-    """
-
-    low = prop_def(INT_ARRAY)
-    high = prop_def(INT_ARRAY)
-    value = prop_def(F64_ATTR, default_value=f64_attr(0.0))
-
-    @property
-    def pad_value(self) -> float:
-        return self.value.value.data
-
-    @classmethod
-    def parse(cls, parser: Parser) -> PadOpBase:
-        unresolved = parser.parse_unresolved_operand()
-        parser.parse_keyword("low")
-        low = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        parser.parse_keyword("high")
-        high = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        value = float(parse_scalar(parser)) if parser.parse_optional_keyword("value") else 0.0
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        in_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        out_type = parser.parse_type()
-        props = {"low": int_array(low), "high": int_array(high), "value": f64_attr(value)}
-        input = parser.resolve_operand(unresolved, in_type)
-        return cls.create(
-            operands=[input], result_types=[out_type], properties=props, attributes=attrs
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.input)
-        printer.print_string(f" low {list(ints(self.low))} high {list(ints(self.high))}")
-        if self.pad_value != 0.0 or math.copysign(1.0, self.pad_value) < 0:
-            printer.print_string(f" value {format_scalar(self.pad_value)}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.res.type)
-
 
 
 __all__ = [

@@ -32,7 +32,6 @@ from irtensor.dialects._base import (
     I64_ATTR,
     INT_ARRAY,
     CastOpBase,
-    PadOpBase,
     SameTypeUnaryOp,
     check_elements,
     check_result,
@@ -44,6 +43,13 @@ from irtensor.dialects._base import (
     ints,
     shape_of,
     shape_rule,
+)
+from irtensor.dialects._movement import (
+    FlipOpBase,
+    MovementOpBase,
+    PadOpBase,
+    PermuteOpBase,
+    ToShapeOpBase,
 )
 
 
@@ -288,89 +294,42 @@ class VarOp(ReductionOp):
 # --------------------------------------------------------------------------- movement
 
 
-class MovementOp(IRDLOperation):
-    input = operand_def(TensorType)
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-
-    def result_shape(self) -> tuple[int, ...]:
-        raise NotImplementedError
-
-    def verify_(self) -> None:
-        check_elements(self, "operand 'input'", self.input, "any")
-        shape = shape_rule(self, self.result_shape)
-        check_result(self, self.res, shape, element_of(self.input))
-
-
 @irdl_op_definition
-class ReshapeOp(MovementOp):
+class ReshapeOp(ToShapeOpBase):
     """`%r = hl.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>` (row-major order)."""
 
     name = "hl.reshape"
-    assembly_format = "$input attr-dict `:` type($input) `->` type($res)"
-
-    def __init__(self, input: SSAValue, shape: tuple[int, ...]):
-        super().__init__(operands=[input], result_types=[_tensor(shape, input)])
 
     def result_shape(self) -> tuple[int, ...]:
         return shapes.reshape(shape_of(self.input), shape_of(self.res))
 
 
 @irdl_op_definition
-class PermuteOp(MovementOp):
+class PermuteOp(PermuteOpBase):
     """`%r = hl.permute %x [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>`"""
 
     name = "hl.permute"
-    perm = prop_def(INT_ARRAY)
-    assembly_format = "$input $perm attr-dict `:` type($input) `->` type($res)"
-
-    def __init__(self, input: SSAValue, perm: tuple[int, ...]):
-        shape = shapes.permute(shape_of(input), perm)
-        super().__init__(
-            operands=[input], properties={"perm": int_array(perm)},
-            result_types=[_tensor(shape, input)],
-        )
-
-    def result_shape(self) -> tuple[int, ...]:
-        return shapes.permute(shape_of(self.input), ints(self.perm))
 
 
 @irdl_op_definition
-class BroadcastToOp(MovementOp):
+class BroadcastToOp(ToShapeOpBase):
     """`%r = hl.broadcast_to %x : tensor<4xf32> -> tensor<3x4xf32>` (numpy.broadcast_to)."""
 
     name = "hl.broadcast_to"
-    assembly_format = "$input attr-dict `:` type($input) `->` type($res)"
-
-    def __init__(self, input: SSAValue, shape: tuple[int, ...]):
-        super().__init__(operands=[input], result_types=[_tensor(shape, input)])
 
     def result_shape(self) -> tuple[int, ...]:
         return shapes.broadcast_to(shape_of(self.input), shape_of(self.res))
 
 
 @irdl_op_definition
-class PadOp(PadOpBase, MovementOp):
+class PadOp(PadOpBase):
     """`%r = hl.pad %x low [1, 0] high [0, 2] value 1.0 : tensor<2x2xf32> -> tensor<3x4xf32>`"""
 
     name = "hl.pad"
 
-    def __init__(
-        self, input: SSAValue, low: tuple[int, ...], high: tuple[int, ...], value: float = 0.0
-    ):
-        shape = shapes.pad(shape_of(input), low, high)
-        super().__init__(
-            operands=[input],
-            properties={"low": int_array(low), "high": int_array(high), "value": f64_attr(value)},
-            result_types=[_tensor(shape, input)],
-        )
-
-    def result_shape(self) -> tuple[int, ...]:
-        return shapes.pad(shape_of(self.input), ints(self.low), ints(self.high))
-
 
 @irdl_op_definition
-class SliceOp(MovementOp):
+class SliceOp(MovementOpBase):
     """`%r = hl.slice %x starts [1] limits [7] steps [2] : tensor<8xf32> -> tensor<3xf32>`
 
     numpy's x[1:7:2] with the bounds already clamped; negative steps are a
@@ -405,24 +364,10 @@ class SliceOp(MovementOp):
 
 
 @irdl_op_definition
-class FlipOp(MovementOp):
+class FlipOp(FlipOpBase):
     """`%r = hl.flip %x axes [0] : tensor<2x3xf32>`: reverse the named axes."""
 
     name = "hl.flip"
-    T: ClassVar = VarConstraint("T", base(TensorType))
-    input = operand_def(T)
-    res = result_def(T)
-    axes = prop_def(INT_ARRAY)
-    assembly_format = "$input `axes` $axes attr-dict `:` type($res)"
-
-    def __init__(self, input: SSAValue, axes: tuple[int, ...]):
-        super().__init__(
-            operands=[input], properties={"axes": int_array(axes)}, result_types=[input.type]
-        )
-
-    def result_shape(self) -> tuple[int, ...]:
-        shapes.check_axes(ints(self.axes), len(shape_of(self.input)))
-        return shape_of(self.input)
 
 
 @irdl_op_definition

@@ -43,12 +43,10 @@ from irtensor import dtypes, shapes
 from irtensor.dialects._base import (
     INT_ARRAY,
     CastOpBase,
-    PadOpBase,
     SameTypeUnaryOp,
     check_elements,
     check_result,
     element_of,
-    f64_attr,
     fail,
     format_scalar,
     int_array,
@@ -58,6 +56,13 @@ from irtensor.dialects._base import (
     scalar_value,
     shape_of,
     shape_rule,
+)
+from irtensor.dialects._movement import (
+    FlipOpBase,
+    MovementOpBase,
+    PadOpBase,
+    PermuteOpBase,
+    ToShapeOpBase,
 )
 
 # --------------------------------------------------------------------------- const
@@ -392,20 +397,8 @@ class ReduceOp(IRDLOperation, HasCanonicalizationPatternsInterface):
 # --------------------------------------------------------------------------- movement
 
 
-class MovementOp(IRDLOperation, HasCanonicalizationPatternsInterface):
+class MovementOp(MovementOpBase, HasCanonicalizationPatternsInterface):
     """A copy-free view: the result's elements are some of the input's, moved."""
-
-    input = operand_def(TensorType)
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-
-    def result_shape(self) -> tuple[int, ...]:
-        raise NotImplementedError
-
-    def verify_(self) -> None:
-        check_elements(self, "operand 'input'", self.input, "any")
-        shape = shape_rule(self, self.result_shape)
-        check_result(self, self.res, shape, element_of(self.input))
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -415,52 +408,27 @@ class MovementOp(IRDLOperation, HasCanonicalizationPatternsInterface):
 
 
 @irdl_op_definition
-class ReshapeOp(MovementOp):
+class ReshapeOp(ToShapeOpBase, MovementOp):
     """`%r = ll.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>` (row-major order)."""
 
     name = "ll.reshape"
-    assembly_format = "$input attr-dict `:` type($input) `->` type($res)"
-
-    def __init__(self, input: SSAValue, shape: tuple[int, ...]):
-        super().__init__(
-            operands=[input], result_types=[TensorType(element_of(input), list(shape))]
-        )
 
     def result_shape(self) -> tuple[int, ...]:
         return shapes.reshape(shape_of(self.input), shape_of(self.res))
 
 
 @irdl_op_definition
-class PermuteOp(MovementOp):
+class PermuteOp(PermuteOpBase, MovementOp):
     """`%r = ll.permute %x [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>`"""
 
     name = "ll.permute"
-    perm = prop_def(INT_ARRAY)
-    assembly_format = "$input $perm attr-dict `:` type($input) `->` type($res)"
-
-    def __init__(self, input: SSAValue, perm: tuple[int, ...]):
-        shape = shapes.permute(shape_of(input), perm)
-        super().__init__(
-            operands=[input],
-            properties={"perm": int_array(perm)},
-            result_types=[TensorType(element_of(input), list(shape))],
-        )
-
-    def result_shape(self) -> tuple[int, ...]:
-        return shapes.permute(shape_of(self.input), ints(self.perm))
 
 
 @irdl_op_definition
-class ExpandOp(MovementOp):
+class ExpandOp(ToShapeOpBase, MovementOp):
     """`%r = ll.expand %x : tensor<1x4xf32> -> tensor<3x4xf32>`: size-1 axes repeat."""
 
     name = "ll.expand"
-    assembly_format = "$input attr-dict `:` type($input) `->` type($res)"
-
-    def __init__(self, input: SSAValue, shape: tuple[int, ...]):
-        super().__init__(
-            operands=[input], result_types=[TensorType(element_of(input), list(shape))]
-        )
 
     def result_shape(self) -> tuple[int, ...]:
         return shapes.expand(shape_of(self.input), shape_of(self.res))
@@ -474,19 +442,6 @@ class PadOp(PadOpBase, MovementOp):
     """
 
     name = "ll.pad"
-
-    def __init__(
-        self, input: SSAValue, low: tuple[int, ...], high: tuple[int, ...], value: float = 0.0
-    ):
-        shape = shapes.pad(shape_of(input), low, high)
-        super().__init__(
-            operands=[input],
-            properties={"low": int_array(low), "high": int_array(high), "value": f64_attr(value)},
-            result_types=[TensorType(element_of(input), list(shape))],
-        )
-
-    def result_shape(self) -> tuple[int, ...]:
-        return shapes.pad(shape_of(self.input), ints(self.low), ints(self.high))
 
 
 @irdl_op_definition
@@ -513,24 +468,10 @@ class ShrinkOp(MovementOp):
 
 
 @irdl_op_definition
-class FlipOp(MovementOp):
+class FlipOp(FlipOpBase, MovementOp):
     """`%r = ll.flip %x axes [0] : tensor<2x3xf32>`: reverse the named axes."""
 
     name = "ll.flip"
-    T: ClassVar = VarConstraint("T", base(TensorType))
-    input = operand_def(T)
-    res = result_def(T)
-    axes = prop_def(INT_ARRAY)
-    assembly_format = "$input `axes` $axes attr-dict `:` type($res)"
-
-    def __init__(self, input: SSAValue, axes: tuple[int, ...]):
-        super().__init__(
-            operands=[input], properties={"axes": int_array(axes)}, result_types=[input.type]
-        )
-
-    def result_shape(self) -> tuple[int, ...]:
-        shapes.check_axes(ints(self.axes), len(shape_of(self.input)))
-        return shape_of(self.input)
 
 
 @irdl_op_definition
