@@ -482,6 +482,9 @@ def parent(args: argparse.Namespace) -> int:
             for var in ("IRTENSOR_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                         "MKL_NUM_THREADS"):
                 env[var] = str(threads)
+            # OpenBLAS's idle threads spin for about 2^28 cycles after each call, taking a core
+            # from whatever runs next (irtensor's second thread at 2 threads): let them sleep.
+            env.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
             env["IRTENSOR_CACHE_DIR"] = str(Path(tmp) / "kernel-cache")
             env["IRTENSOR_DEVICE"] = "llvm"
             command = [sys.executable, __file__, "--child", "--threads", str(threads),
