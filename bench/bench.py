@@ -145,7 +145,7 @@ def _matmul_scale(x: Arrays, ref: np.ndarray) -> np.ndarray:
 
 
 def cases(quick: bool) -> list[Case]:
-    """The cases of /work/shared/targets.md; `quick`: small sizes, few repetitions."""
+    """The cases of the shared targets.md; `quick`: small sizes, few repetitions."""
     n = 1 << 16 if quick else 1 << 24
     s = 256 if quick else 4096
     norm = (4, 64, 8, 8) if quick else (32, 64, 56, 56)
