@@ -51,13 +51,14 @@ class Runs:
 
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch) -> Runs:
-    """Records the hl program of every realization that runs (not of ir() calls)."""
+    """Records the hl program of every realization that is lowered and run (not of ir()
+    calls, nor of replays of a program already lowered)."""
     record = Runs()
     real = irtensor.realize.execute
 
-    def counting_execute(module: ModuleOp, arrays, device):  # type: ignore[no-untyped-def]
+    def counting_execute(module: ModuleOp, arrays, device, key=None):  # type: ignore[no-untyped-def]
         record.modules.append(module.clone())
-        return real(module, arrays, device)
+        return real(module, arrays, device, key)
 
     monkeypatch.setattr(irtensor.realize, "execute", counting_execute)
     return record

@@ -14,7 +14,8 @@ import os
 import sys
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
@@ -39,7 +40,7 @@ _KEEP_BLOCKS: weakref.WeakKeyDictionary[SSAValue, Block] = weakref.WeakKeyDictio
 
 # Realized programs by their printed hl text and device: a loop that builds the same
 # graph again runs no pipeline and compiles nothing.
-_PROGRAMS: dict[tuple[str, str], ModuleOp] = {}
+_PROGRAMS: dict[tuple[Hashable, str], ModuleOp] = {}
 
 
 def default_device() -> str:
@@ -70,8 +71,16 @@ def resolve(value: SSAValue) -> SSAValue:
     return _REALIZED.get(value, value)
 
 
-def build_module(outputs: Sequence[SSAValue]) -> tuple[ModuleOp, list[np.ndarray]]:
-    """`@main` computing `outputs` from the buffers they depend on, and those buffers."""
+@dataclass
+class Graph:
+    """The detached ops computing some values, in order, and the buffers they read."""
+
+    order: list[Operation]
+    inputs: list[SSAValue]
+    outputs: list[SSAValue]
+
+
+def collect(outputs: Sequence[SSAValue]) -> Graph:
     order: list[Operation] = []
     inputs: list[SSAValue] = []
     seen: set[int] = set()
@@ -94,20 +103,43 @@ def build_module(outputs: Sequence[SSAValue]) -> tuple[ModuleOp, list[np.ndarray
 
     for out in outputs:
         visit(out)
-    block = Block(arg_types=[v.type for v in inputs])
-    mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args, strict=True))
+    return Graph(order, inputs, list(outputs))
+
+
+def graph_key(graph: Graph) -> Hashable:
+    """The program's structure as a hashable value: op names, operand wiring, properties
+    and types (xDSL attributes hash and compare by value). Cheaper than printing it."""
+    where: dict[SSAValue, tuple[int, int]] = {v: (-1, i) for i, v in enumerate(graph.inputs)}
+    items: list[Hashable] = [tuple(v.type for v in graph.inputs)]
+    for n, op in enumerate(graph.order):
+        items.append((op.name, tuple(where[resolve(v)] for v in op.operands),
+                      tuple(op.properties.items()), tuple(op.attributes.items()),
+                      tuple(r.type for r in op.results)))
+        where.update(((r, (n, k)) for k, r in enumerate(op.results)))
+    items.append(tuple(where[resolve(v)] for v in graph.outputs))
+    return tuple(items)
+
+
+def build_module(outputs: Sequence[SSAValue]) -> tuple[ModuleOp, list[np.ndarray]]:
+    """`@main` computing `outputs` from the buffers they depend on, and those buffers."""
+    return _build(collect(outputs))
+
+
+def _build(graph: Graph) -> tuple[ModuleOp, list[np.ndarray]]:
+    block = Block(arg_types=[v.type for v in graph.inputs])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(graph.inputs, block.args, strict=True))
     for i, arg in enumerate(block.args):
         arg.name_hint = f"in{i}"
-    for op in order:
+    for op in graph.order:
         operands = {v: mapping[resolve(v)] for v in op.operands}
         clone = op.clone_without_regions(value_mapper=operands)
         block.add_op(clone)
         mapping.update(zip(op.results, clone.results, strict=True))
-    results = [mapping[resolve(v)] for v in outputs]
+    results = [mapping[resolve(v)] for v in graph.outputs]
     block.add_op(func.ReturnOp(*results))
-    main = func.FuncOp("main", ([v.type for v in inputs], [r.type for r in results]),
+    main = func.FuncOp("main", ([v.type for v in graph.inputs], [r.type for r in results]),
                        Region(block))
-    return ModuleOp([main]), [_BUFFERS[v] for v in inputs]
+    return ModuleOp([main]), [_BUFFERS[v] for v in graph.inputs]
 
 
 def pipeline_for(device: str) -> str:
@@ -126,57 +158,73 @@ def realize(outputs: Sequence[SSAValue], device: str) -> list[SSAValue]:
     """Compute `outputs` together; return placeholders holding their buffers."""
     todo = [v for v in outputs if buffer_of(v) is None]
     if todo:
-        module, arrays = build_module(todo)
-        for value, array in zip(todo, execute(module, arrays, device), strict=True):
+        graph = collect(todo)
+        key = (graph_key(graph), check_device(device))
+        if key in _PROGRAMS:  # replay: no module is built, no pipeline runs
+            from irtensor.runtime import STATS
+
+            STATS.programs_cached += 1
+            arrays = [_BUFFERS[v] for v in graph.inputs]
+            results = timed(device, lambda: run_lowered(_PROGRAMS[key], arrays, device))
+        else:
+            module, arrays = _build(graph)
+            results = execute(module, arrays, device, key)
+        for value, array in zip(todo, results, strict=True):
             _REALIZED[value] = buffer_value(array)
     return [resolve(v) for v in outputs]
 
 
-def execute(module: ModuleOp, arrays: list[np.ndarray], device: str) -> list[np.ndarray]:
-    """Lower an hl program with the device's pipeline (once per program) and run it."""
+def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,
+            key: Hashable | None = None) -> list[np.ndarray]:
+    """Lower an hl program with the device's pipeline, remember it under `key`, run it."""
+    from irtensor.runtime import STATS
+
+    def lower_and_run() -> list[np.ndarray]:
+        Pipeline(pipeline_for(check_device(device))).run(module)
+        STATS.pipeline_runs += 1
+        if key is not None:
+            _PROGRAMS[key] = module
+        return run_lowered(module, arrays, device)
+
+    return timed(device, lower_and_run)
+
+
+def run_lowered(module: ModuleOp, arrays: list[np.ndarray], device: str) -> list[np.ndarray]:
+    if device == "llvm":
+        from irtensor.runtime import llvm_device
+
+        return llvm_device.run(module, arrays)
+    if device == "opencl":
+        from irtensor.runtime import opencl_device
+
+        return opencl_device.run(module, arrays)
+    from irtensor.interp import run
+
+    return run(module, arrays)
+
+
+def timed(device: str, work: Callable[[], list[np.ndarray]]) -> list[np.ndarray]:
+    """Run `work`; with DEBUG >= 1, one line on what it did."""
+    if debug_level() < 1:
+        return work()
     from irtensor.runtime import stats
 
     before, start = stats(), time.perf_counter()
-    results = _execute(module, arrays, device)
-    if debug_level() >= 1:
-        after = stats()
-        kernels = after["kernels_run"] - before["kernels_run"]
-        compiled = after["kernels_compiled"] - before["kernels_compiled"]
-        cached = after["programs_cached"] - before["programs_cached"]
-        sys.stderr.write(
-            f"*** realize on {device}: {kernels} kernels, {compiled} compiled, program "
-            f"{'cached' if cached else 'lowered'}, {(time.perf_counter() - start) * 1e3:.2f} ms\n"
-        )
+    results = work()
+    after = stats()
+    kernels = after["kernels_run"] - before["kernels_run"]
+    compiled = after["kernels_compiled"] - before["kernels_compiled"]
+    cached = after["programs_cached"] - before["programs_cached"]
+    sys.stderr.write(
+        f"*** realize on {device}: {kernels} kernels, {compiled} compiled, program "
+        f"{'cached' if cached else 'lowered'}, {(time.perf_counter() - start) * 1e3:.2f} ms\n"
+    )
     return results
 
 
 def debug_level() -> int:
     value = os.environ.get("DEBUG", "0")
     return int(value) if value.isdigit() else 0
-
-
-def _execute(module: ModuleOp, arrays: list[np.ndarray], device: str) -> list[np.ndarray]:
-    from irtensor.runtime import STATS
-
-    key = (ir.to_text(module), check_device(device))
-    if key in _PROGRAMS:
-        STATS.programs_cached += 1
-        lowered = _PROGRAMS[key]
-    else:
-        Pipeline(pipeline_for(device)).run(module)
-        STATS.pipeline_runs += 1
-        lowered = _PROGRAMS[key] = module
-    if device == "llvm":
-        from irtensor.runtime import llvm_device
-
-        return llvm_device.run(lowered, arrays)
-    if device == "opencl":
-        from irtensor.runtime import opencl_device
-
-        return opencl_device.run(lowered, arrays)
-    from irtensor.interp import run
-
-    return run(lowered, arrays)
 
 
 def text(outputs: Sequence[SSAValue], stage: str) -> str:
