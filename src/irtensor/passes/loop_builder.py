@@ -39,6 +39,7 @@ from irtensor.dialects._base import scalar_attr
 from irtensor.dialects.kernel import AccessAttr, IndexOp, KernelOp, YieldOp
 from irtensor.interp.ll_impls import lowest, scalar_of
 from irtensor.passes.views import bounds
+from irtensor.passes.views import linear_terms as linear
 
 KERNEL_ATTR = "irtensor.kernel"
 
@@ -64,21 +65,6 @@ def outer_extent(op: KernelOp) -> int:
     """The `stop` of a full run: the size of the outermost loop's dimension (1 at rank 0)."""
     order = loop_order(op)
     return op.sizes[order[0]] if order else 1
-
-
-def linear(expr: AffineExpr) -> tuple[Terms, int]:
-    """expr as sum(coefficient * atom) + constant; atoms are dims or non-linear parts."""
-    if isinstance(expr, AffineConstantExpr):
-        return [], expr.value
-    if isinstance(expr, AffineBinaryOpExpr) and expr.kind == AffineBinaryOpKind.Add:
-        (a, ka), (b, kb) = linear(expr.lhs), linear(expr.rhs)
-        return a + b, ka + kb
-    if (isinstance(expr, AffineBinaryOpExpr) and expr.kind == AffineBinaryOpKind.Mul
-            and isinstance(expr.rhs, AffineConstantExpr)):
-        terms, k = linear(expr.lhs)
-        c = expr.rhs.value
-        return [(t * c, atom) for t, atom in terms if t * c], k * c
-    return [(1, expr)], 0
 
 
 @dataclass(frozen=True)

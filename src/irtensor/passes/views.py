@@ -142,18 +142,18 @@ MOVEMENT_OPS = ll.MOVEMENT_OPS
 # --------------------------------------------------------------------------- simplification
 
 
-def _terms(expr: AffineExpr) -> tuple[list[tuple[int, AffineExpr]], int]:
+def linear_terms(expr: AffineExpr) -> tuple[list[tuple[int, AffineExpr]], int]:
     """expr as sum(coefficient * atom) + constant; atoms are dims or non-linear parts."""
     if isinstance(expr, AffineConstantExpr):
         return [], expr.value
     if isinstance(expr, AffineBinaryOpExpr) and expr.kind == AffineBinaryOpKind.Add:
-        (a, ka), (b, kb) = _terms(expr.lhs), _terms(expr.rhs)
+        (a, ka), (b, kb) = linear_terms(expr.lhs), linear_terms(expr.rhs)
         return a + b, ka + kb
     if (isinstance(expr, AffineBinaryOpExpr) and expr.kind == AffineBinaryOpKind.Mul
             and isinstance(expr.rhs, AffineConstantExpr)):
-        terms, k = _terms(expr.lhs)
+        terms, k = linear_terms(expr.lhs)
         c = expr.rhs.value
-        return [(t * c, atom) for t, atom in terms], k * c
+        return [(t * c, atom) for t, atom in terms if t * c], k * c
     return [(1, expr)], 0
 
 
@@ -212,7 +212,7 @@ def simplify(expr: AffineExpr, sizes: Sequence[int]) -> AffineExpr:
 
 
 def _add_terms(a: AffineExpr, b: AffineExpr) -> tuple[list[tuple[int, AffineExpr]], int]:
-    (ta, ka), (tb, kb) = _terms(a), _terms(b)
+    (ta, ka), (tb, kb) = linear_terms(a), linear_terms(b)
     return ta + tb, ka + kb
 
 
@@ -230,7 +230,7 @@ def _recombine(terms: list[tuple[int, AffineExpr]], sizes: Sequence[int]
                     and str(b.lhs) == str(a.lhs) and isinstance(b.rhs, AffineConstantExpr)
                     and b.rhs.value == n and ci == cj * n and cj):
                 rest = [t for k, t in enumerate(out) if k not in (i, j)]
-                inner, constant = _terms(simplify(a.lhs, sizes))
+                inner, constant = linear_terms(simplify(a.lhs, sizes))
                 merged = [(c * cj, atom) for c, atom in inner]
                 if constant:
                     merged.append((constant * cj, const(1)))
@@ -243,14 +243,14 @@ def _simplify_mod(lhs: AffineExpr, n: int, sizes: Sequence[int]) -> AffineExpr:
     if (isinstance(lhs, AffineBinaryOpExpr) and lhs.kind == AffineBinaryOpKind.Mod
             and isinstance(lhs.rhs, AffineConstantExpr) and lhs.rhs.value % n == 0):
         lhs = lhs.lhs
-    terms, k = _terms(lhs)
+    terms, k = linear_terms(lhs)
     reduced = _join([(c % n, atom) for c, atom in terms], k % n)  # n*x + r = r (mod n)
     lo, hi = bounds(reduced, sizes)
     return reduced if lo >= 0 and hi < n else reduced % n
 
 
 def _simplify_floordiv(lhs: AffineExpr, n: int, sizes: Sequence[int]) -> AffineExpr:
-    terms, k = _terms(lhs)
+    terms, k = linear_terms(lhs)
     # floor((n*a + r) / n) = a + floor(r / n), exactly
     whole = [(c // n, atom) for c, atom in terms if c % n == 0]
     rest = [(c, atom) for c, atom in terms if c % n != 0]
