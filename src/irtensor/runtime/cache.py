@@ -14,7 +14,21 @@ import tempfile
 from pathlib import Path
 
 MAGIC = b"IRTK1\n"
-VERSION = "irtensor-0.1/llvm-1"  # bump when the lowering changes what a kernel compiles to
+
+
+def _compiler_fingerprint() -> str:
+    """A hash of the sources that decide what a kernel compiles to, so that a
+    changed lowering never meets a stale compiled kernel (no version to bump by hand)."""
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for folder in ("dialects", "passes", "backend", "runtime"):
+        for source in sorted((package / folder).glob("*.py")):
+            digest.update(source.name.encode())
+            digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+VERSION = f"irtensor-0.1/{_compiler_fingerprint()}"
 
 
 def key_of(*parts: str) -> str:
