@@ -21,13 +21,33 @@ register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
-DEVICES = ("llvm", "interp")
+DEVICES = tuple(os.environ.get("IRTENSOR_TEST_DEVICES", "llvm,interp,opencl").split(","))
+
+
+def opencl_unavailable() -> str | None:
+    """Why the OpenCL tests cannot run here; with IRTENSOR_REQUIRE_OPENCL=1 (CI) that is
+    an error instead of a skip."""
+    from irtensor.runtime import opencl_device
+
+    why = opencl_device.unavailable()
+    if why is not None and os.environ.get("IRTENSOR_REQUIRE_OPENCL") == "1":
+        raise RuntimeError(f"IRTENSOR_REQUIRE_OPENCL=1 but OpenCL cannot run here: {why}")
+    return why
+
+
+def device_param(device: str) -> Any:
+    if device != "opencl":
+        return device
+    why = opencl_unavailable()
+    return pytest.param(device, marks=pytest.mark.skipif(
+        why is not None, reason=f"no OpenCL device builds programs here: {why}"))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """The Tensor tests (test_tensor_*.py) run on every device: compiled and oracle."""
     if metafunc.module.__name__.startswith("test_tensor_"):
-        metafunc.parametrize("tensor_device", DEVICES, indirect=True)
+        metafunc.parametrize("tensor_device", [device_param(d) for d in DEVICES],
+                             indirect=True)
 
 
 @pytest.fixture(autouse=True)
@@ -36,8 +56,6 @@ def tensor_device(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
     if device is not None:
         monkeypatch.setenv("IRTENSOR_DEVICE", device)
     return device
-    monkeypatch.setenv("IRTENSOR_DEVICE", request.param)
-    return request.param
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 BF16 = np.dtype(ml_dtypes.bfloat16)

@@ -10,7 +10,10 @@ unsigned), floor division and remainder give 0 for a zero divisor and wrap
 `INT_MIN / -1` (helpers `irt_floordiv_*`, `irt_rem_*`), `maximumf`/`minimumf`
 propagate NaN (`fmax` does not), `fptosi` of NaN or of a value out of range
 gives INT_MIN (numpy on x86). i1 is `bool` in registers and `uchar` in memory.
-f16 and bf16 are refused (`UnsupportedError`).
+f16 and bf16 are `float` in registers, rounded to their type after every op
+(numpy's half ufuncs compute in f32 and round once), and `half` (through
+`vload_half`/`vstore_half_rte`, core OpenCL 1.2: no cl_khr_fp16 needed) and
+`ushort` (the top half of an f32, rounded to nearest even) in memory.
 """
 
 from __future__ import annotations
@@ -89,6 +92,24 @@ HELPERS = {
     "fptosi": """static inline {t} irt_fptosi_{f}_{t}({f} x) {{  /* numpy on x86 */
   return (isnan(x) || x < -{lim} || x >= {lim}) ? {tmin} : ({t})x;
 }}""",
+    "f16": """static inline float irt_round_f16(float x) {{  /* to the nearest half, ties even */
+  ushort h;
+  vstore_half_rte(x, 0, (__private half*)&h);
+  return vload_half(0, (__private half*)&h);
+}}""",
+    "bf16": """static inline ushort irt_to_bf16(float x) {{  /* nearest even; NaN stays quiet NaN */
+  uint u = as_uint(x);
+  if (isnan(x)) return (ushort)((u >> 16) | 0x40);
+  return (ushort)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}}
+
+static inline float irt_from_bf16(ushort b) {{
+  return as_float((uint)b << 16);
+}}
+
+static inline float irt_round_bf16(float x) {{
+  return irt_from_bf16(irt_to_bf16(x));
+}}""",
 }
 INT_MIN = {"int": "(-2147483647 - 1)", "long": "(-9223372036854775807L - 1L)"}
 INT_LIMIT = {"int": "2147483648.0", "long": "9223372036854775808.0"}
@@ -127,9 +148,10 @@ class OpenCLPrinter:
                 return "uchar" if memory else "bool"
             if width in (32, 64):
                 return "int" if width == 32 else "long"
-        if isinstance(t, Float16Type | BFloat16Type):
-            raise UnsupportedError(f"the OpenCL backend does not support {t} yet (f32, f64, "
-                                   "i32, i64 and i1 only)")
+        if isinstance(t, Float16Type):
+            return "half" if memory else "float"
+        if isinstance(t, BFloat16Type):
+            return "ushort" if memory else "float"
         raise UnsupportedError(f"the OpenCL backend has no C type for {t}")
 
     def name(self, value: SSAValue) -> str:
@@ -149,10 +171,22 @@ class OpenCLPrinter:
         self.lines.append("  " * self.indent + text)
 
     def define(self, value: SSAValue, expr: str) -> None:
+        expr = self.rounded(expr, value.type)
         self.line(f"{self.ctype(value.type)} {self.name(value)} = {expr};")
+
+    def rounded(self, expr: str, t: Attribute) -> str:
+        """`expr` (computed in float) rounded to f16 or bf16 when that is its type."""
+        if isinstance(t, Float16Type | BFloat16Type):
+            kind = "f16" if isinstance(t, Float16Type) else "bf16"
+            self.helper(kind, "")
+            return f"irt_round_{kind}({expr})"
+        return expr
 
     def helper(self, kind: str, t: str, f: str = "") -> str:
         key = f"{kind}_{f}_{t}" if f else f"{kind}_{t}"
+        if kind in ("f16", "bf16"):
+            self.helpers.setdefault(kind, HELPERS[kind].format())
+            return f"irt_round_{kind}"
         if key not in self.helpers:
             self.helpers[key] = HELPERS[kind].format(
                 t=t, u=f"u{t}", f=f, tmin=INT_MIN.get(t, ""),
@@ -234,15 +268,30 @@ class OpenCLPrinter:
         self.define(op.res, f"(long){fn}({op.dimension})")
 
     def load(self, op: ocl.LoadOp) -> None:
-        expr = f"{self.name(op.ptr)}[{self.name(op.index)}]"
-        is_bool = isinstance(op.res.type, IntegerType) and op.res.type.width.data == 1
-        self.define(op.res, f"({expr} != 0)" if is_bool else expr)
+        ptr, index, t = self.name(op.ptr), self.name(op.index), op.res.type
+        if isinstance(t, Float16Type):
+            expr = f"vload_half({index}, {ptr})"
+        elif isinstance(t, BFloat16Type):
+            self.helper("bf16", "")
+            expr = f"irt_from_bf16({ptr}[{index}])"
+        elif isinstance(t, IntegerType) and t.width.data == 1:
+            expr = f"({ptr}[{index}] != 0)"
+        else:
+            expr = f"{ptr}[{index}]"
+        self.line(f"{self.ctype(t)} {self.name(op.res)} = {expr};")  # exact: no rounding
 
     def store(self, op: ocl.StoreOp) -> None:
+        ptr, index, t = self.name(op.ptr), self.name(op.index), op.value.type
         value = self.name(op.value)
-        if isinstance(op.value.type, IntegerType) and op.value.type.width.data == 1:
+        if isinstance(t, Float16Type):
+            self.line(f"vstore_half_rte({value}, {index}, {ptr});")
+            return
+        if isinstance(t, BFloat16Type):
+            self.helper("bf16", "")
+            value = f"irt_to_bf16({value})"
+        elif isinstance(t, IntegerType) and t.width.data == 1:
             value = f"(uchar){value}"
-        self.line(f"{self.name(op.ptr)}[{self.name(op.index)}] = {value};")
+        self.line(f"{ptr}[{index}] = {value};")
 
     def local_array(self, op: ocl.LocalArrayOp) -> None:
         t = op.res.type
@@ -349,7 +398,7 @@ def literal(attr: Attribute, t: Attribute) -> str:
     """A constant as a C literal of its type."""
     if isinstance(attr, FloatAttr):
         value = float(attr.value.data)
-        suffix = "f" if isinstance(t, Float32Type) else ""
+        suffix = "" if isinstance(t, Float64Type) else "f"
         if math.isnan(value):
             return "NAN"
         if math.isinf(value):

@@ -3,8 +3,10 @@ pyopencl, cached; buffers stay on the device until the host reads a result.
 
 The device is `IRTENSOR_OPENCL_DEVICE` (an index into all platforms' devices, or a
 substring of a device's name), else pyopencl's `PYOPENCL_CTX`, else the first
-device. A program is cached in memory (by the kernel's IR and the device) and on
-disk (by its OpenCL C and the device name, as the device's binary).
+device that builds a one-line program (a PoCL whose LLVM does not know the host
+CPU lists a device but fails every build; another platform may work). A program
+is cached in memory (by the kernel's IR and the device) and on disk (by its
+OpenCL C and the device name, as the device's binary).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pickle
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -88,7 +91,26 @@ def choose_device() -> Any:
                           f"{[d.name for d in devices]}")
     if os.environ.get("PYOPENCL_CTX"):
         return cl.create_some_context(interactive=False).devices[0]
-    return devices[0]
+    failures = []
+    for d in devices:
+        why = _build_failure(d)
+        if why is None:
+            return d
+        failures.append(f"{d.name}: {why}")
+    raise OpenCLError("no OpenCL device here builds programs: " + "; ".join(failures))
+
+
+def _build_failure(dev: Any) -> str | None:
+    """Why `dev` cannot build a one-line kernel (None: it can)."""
+    cl = _cl()
+    try:
+        cl.Program(cl.Context([dev]), PROBE_SOURCE).build()
+        return None
+    except Exception as e:  # a compiler that fails on this host
+        return " ".join(str(e).split())[-200:] or type(e).__name__
+
+
+PROBE_SOURCE = "__kernel void probe(__global int* a) { a[0] = 1; }"
 
 
 def device() -> Device:
@@ -109,8 +131,7 @@ def unavailable() -> str | None:
     if _PROBE is None:
         try:
             dev = device()
-            _cl().Program(dev.context, "__kernel void probe(__global int* a) { a[0] = 1; }"
-                          ).build()
+            _cl().Program(dev.context, PROBE_SOURCE).build()
             _PROBE = ""
         except Exception as e:  # no platform, or a compiler that fails on this host
             _PROBE = " ".join(str(e).split())[-300:] or type(e).__name__
@@ -165,7 +186,9 @@ def build(program: CProgram, dev: Device) -> Any:
             pass
     start = time.perf_counter()
     try:
-        built = cl.Program(dev.context, program.source).build(options=BUILD_OPTIONS)
+        with warnings.catch_warnings():  # PoCL's informational output; failures raise below
+            warnings.simplefilter("ignore", cl.CompilerWarning)
+            built = cl.Program(dev.context, program.source).build(options=BUILD_OPTIONS)
     except cl.RuntimeError as e:
         log = getattr(e, "build_log", None) or str(e)
         raise OpenCLError(f"OpenCL build of kernel {', '.join(program.kernel_names)} failed "
