@@ -1,7 +1,9 @@
-"""`irtensor demo`: a small MLP and conv net, compiled, checked, and shown at every stage.
+"""`irtensor demo`: a small MLP and conv net, compiled, checked, and shown at every stage;
+`irtensor bench`: the benchmark suite (`irtensor.bench`).
 
     irtensor demo              # the walk-through
     irtensor demo --stages     # also print the IR of the MLP at hl, ll, kernel and llvm
+    irtensor bench --quick     # every benchmark case at small sizes (see bench/README.md)
 """
 
 from __future__ import annotations
@@ -123,11 +125,20 @@ def demo(argv: Sequence[str]) -> int:
     return 0
 
 
+USAGE = """usage: irtensor demo [--stages]      the walk-through
+       irtensor bench [--quick] ...    irtensor side by side with numpy, torch, tinygrad
+                                       (irtensor bench --help)
+irtensor-opt is the IR driver."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("demo",):
-        print("usage: irtensor demo [--stages]   (irtensor-opt is the IR driver)",
-              file=sys.stderr)
+    if argv and argv[0] == "bench":
+        from irtensor.bench import main as bench
+
+        return bench(argv[1:])
+    if not argv or argv[0] != "demo":
+        print(USAGE, file=sys.stderr)
         return 2
     return demo(argv[1:])
 
