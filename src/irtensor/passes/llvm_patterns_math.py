@@ -1,4 +1,9 @@
-"""`math` -> `llvm` patterns of `convert-to-llvm`: LLVM intrinsics, as numpy computes.
+"""`math` -> `llvm` patterns of `convert-to-llvm`: vector math and LLVM intrinsics.
+
+`exp2 exp log2 log sin cos` on f32 (and on f16/bf16, which compute in f32)
+become polynomials in plain LLVM arithmetic (`llvm_vector_math`), which the loop
+vectorizer vectorizes; LLVM's intrinsics would become one libm call per vector
+lane. Everything else, and f64, keeps the intrinsics:
 
 f32 and f64 call the intrinsic of their type (`llvm.intr.exp2 : f32` becomes
 `llvm.exp2.f32`, which LLVM lowers to an instruction or to libm's `exp2f`, as
@@ -10,11 +15,13 @@ also keeps LLVM from asking for f16 library functions the JIT cannot resolve.
 from __future__ import annotations
 
 from xdsl.dialects import llvm, math
+from xdsl.dialects.builtin import f32
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from irtensor.passes.llvm_lowering import Emitter
 from irtensor.passes.llvm_patterns_arith import compute_type, from_compute, to_compute
+from irtensor.passes.llvm_vector_math import F32_VECTOR_MATH
 
 # math op -> the llvm dialect's own intrinsic op
 UNARY_OPS: dict[type[Operation], type[Operation]] = {
@@ -48,8 +55,9 @@ def _suffix(t: object) -> str:
 
 
 class UnaryMathToLLVM(RewritePattern):
-    """exp2 log2 sqrt sin cos exp log floor ceil tanh trunc round roundeven absf rsqrt ->
-    llvm intrinsics (f16/bf16 computed in f32 and rounded back)."""
+    """exp2 exp log2 log sin cos on f32 -> vector math; those on f64 and sqrt floor ceil
+    tanh trunc round roundeven absf rsqrt -> llvm intrinsics (f16/bf16 computed in f32
+    and rounded back)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not (type(op) in UNARY_OPS or type(op) in UNARY_INTRINSICS
@@ -59,7 +67,9 @@ class UnaryMathToLLVM(RewritePattern):
         t = op.results[0].type
         x = to_compute(e, e.value(op.operands[0]), t)
         ct = compute_type(t)
-        if isinstance(op, math.AbsFOp):
+        if ct == f32 and type(op) in F32_VECTOR_MATH:
+            result = F32_VECTOR_MATH[type(op)](e, x)
+        elif isinstance(op, math.AbsFOp):
             result = e.emit(llvm.FAbsOp(x, ct))
         elif isinstance(op, math.RsqrtOp):
             one = e.float_const(1.0, ct)

@@ -1,0 +1,322 @@
+"""Vector math for `convert-to-llvm`: exp2, exp, log2, log, sin and cos on f32 as
+plain LLVM arithmetic.
+
+LLVM's own `llvm.exp2.f32` & co. vectorize to `llvm.exp2.v16f32`, which the x86
+backend scalarizes into one libm call per lane: slow to compile and about 3 ns
+per element. The functions here are polynomials with branch-free special cases
+(selects) and integer bit tricks through bitcasts, so the loop vectorizer turns
+them into AVX-512 (or whatever the host has) like any other arithmetic.
+
+Accuracy, against the exact result (the tests measure it over a dense sweep of
+every f32 bit pattern class):
+
+- `exp2`, `exp`: reduce to `2^n * p(r)`, `|r| <= 1/2` (exp: Cody-Waite with a
+  two-part ln 2), a degree-6 minimax polynomial in FMA Horner form, then scale by
+  2^n in two exact steps so a subnormal result is rounded once. Overflow gives
+  inf, underflow 0, NaN stays NaN.
+- `log2`, `log`: scale subnormals by 2^23, split `x = 2^e * m` with `m` in
+  [sqrt(1/2), sqrt(2)), `f = m - 1` (exact), `log(1+f) = f*C + f^2 q(f)` with a
+  degree-9 minimax `q`. The leading product is kept with its exact rounding error
+  (FMA) and the sum with `e` is a Fast2Sum, so the result rounds about once.
+  log(0) = -inf, log(x < 0) = NaN, log(inf) = inf.
+- `sin`, `cos`: computed in f64 and rounded once to f32. `k = round(x * 2/pi)`
+  and `r = x - k*pi/2` by Cody-Waite with a three-part f64 pi/2 (exact products
+  in FMA), then Taylor polynomials of sin and cos on [-pi/4, pi/4] picked and
+  signed by `k mod 4`. The reduction is accurate while `|x| < 2^50`; beyond it
+  (and the f32 range goes to 2^128) an exact table-free Payne-Hanek reduction
+  takes over: `x * 2/pi mod 4` summed from 24-bit pieces of 2/pi, every product
+  exact, in double-double. inf and NaN give NaN.
+
+The polynomial coefficients are minimax fits (Lawson's iteration) rounded to f32
+one coefficient at a time, the later ones refitted after each rounding.
+
+Everything uses `llvm.fma` where a fused multiply-add keeps the result exact or
+more accurate; a host without FMA would call libm's `fmaf` (still correct, not
+fast). f64 `exp2`/`log2`/`sin`/... keep LLVM's intrinsics (libm, scalar): f64
+polynomials are not written yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import llvm, math
+from xdsl.dialects.builtin import f32, f64, i32, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from irtensor.passes.llvm_lowering import Emitter
+
+V = SSAValue
+
+# 2^r = 1 + r*q(r) on [-1/2, 1/2]; relative error 2^-28.3 with these f32 coefficients
+EXP2_Q = (0.6931471824645996, 0.24022647738456726, 0.05550359562039375,
+          0.009618496522307396, 0.001339097274467349, 0.0001533075701445341)
+# e^r = 1 + r*q(r) on [-ln2/2, ln2/2] (1% wider); relative error 2^-28.1
+EXP_Q = (1.0, 0.4999999403953552, 0.16666516661643982, 0.041668280959129333,
+         0.008369247429072857, 0.0013820824678987265)
+# log2(1+f) = f/ln2 + f^2 q(f), f in [sqrt(1/2)-1, sqrt(2)-1]; relative error 2^-30.2
+LOG2_Q = (-0.7213475108146667, 0.48089808225631714, -0.36067456007003784,
+          0.28856807947158813, -0.2404514104127884, 0.20516027510166168,
+          -0.17916910350322723, 0.17155613005161285, -0.16760939359664917,
+          0.09641316533088684)
+# log(1+f) = f + f^2 q(f) on the same interval; relative error 2^-30.3
+LOG_Q = (-0.5, 0.3333331346511841, -0.25000008940696716, 0.2000207155942917,
+         -0.16667994856834412, 0.14220371842384338, -0.12406095117330551,
+         0.11883232742547989, -0.11670876294374466, 0.06751080602407455)
+
+INV_LN2_HI, INV_LN2_LO = 1.4426950216293335, 1.925963033500011e-08  # 1/ln 2 = hi + lo
+LN2_HI, LN2_LO = 0.6931471824645996, -1.9046542121259336e-09  # ln 2 = hi + lo (f32)
+LN2_HI16, LN2_LO16 = 0.693145751953125, 1.428606765330187e-06  # hi has 16 bits: e*hi exact
+LOG2_E = 1.4426950408889634
+
+ROUND_F32 = 12582912.0  # 1.5 * 2^23: x + this rounds x to an integer (|x| < 2^22)
+ROUND_F64 = 6755399441055744.0  # 1.5 * 2^52
+SQRT_HALF_BITS = 0x3F3504F3  # the f32 bits of sqrt(1/2)
+MIN_NORMAL = 1.1754943508222875e-38  # 2^-126
+
+TWO_OVER_PI = 0.6366197723675814
+PIO2 = (1.5707963267948966, 6.123233995736766e-17, -1.4973849048591698e-33)  # pi/2 in f64 parts
+CODY_WAITE_LIMIT = 2.0**50  # |x| below this: the three-part reduction is accurate
+# 2/pi = sum of TWO_OVER_PI_24[j] * 2^(-24 (j + 1)): enough pieces for x < 2^128
+TWO_OVER_PI_24 = (0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62, 0x95993C,
+                  0x439041, 0xFE5163)
+# sin r = r + r^3 S(r^2), cos r = 1 + r^2 C(r^2) on [-pi/4, pi/4] (Taylor; error < 2^-45)
+SIN_S = tuple((-1) ** (k + 1) / _f for k, _f in enumerate(
+    (6.0, 120.0, 5040.0, 362880.0, 39916800.0, 6227020800.0)))
+COS_C = tuple((-1) ** (k + 1) / _f for k, _f in enumerate(
+    (2.0, 24.0, 720.0, 40320.0, 3628800.0, 479001600.0, 87178291200.0)))
+
+
+class Floats:
+    """Float arithmetic of one type on an `Emitter`, so the algorithms read as formulas."""
+
+    def __init__(self, e: Emitter, t: Attribute):
+        self.e, self.t = e, t
+        self.int_t = i32 if t == f32 else i64
+
+    def c(self, value: float) -> V:
+        return self.e.float_const(value, self.t)
+
+    def i(self, value: int) -> V:
+        return self.e.int_const(value, self.int_t)
+
+    def add(self, a: V, b: V) -> V:
+        return self.e.emit(llvm.FAddOp(a, b))
+
+    def sub(self, a: V, b: V) -> V:
+        return self.e.emit(llvm.FSubOp(a, b))
+
+    def mul(self, a: V, b: V) -> V:
+        return self.e.emit(llvm.FMulOp(a, b))
+
+    def fma(self, a: V, b: V, c: V) -> V:
+        return self.e.emit(llvm.FMAOp(a, b, c))
+
+    def neg(self, a: V) -> V:
+        return self.e.emit(llvm.FNegOp(a))
+
+    def horner(self, x: V, coefficients: tuple[float, ...]) -> V:
+        """c0 + x*(c1 + x*(c2 + ...)) with one FMA per step."""
+        acc = self.c(coefficients[-1])
+        for coefficient in reversed(coefficients[:-1]):
+            acc = self.fma(acc, x, self.c(coefficient))
+        return acc
+
+    def select_lt(self, x: V, bound: float, value: float) -> V:
+        """x < bound (or NaN) ? value : x."""
+        return self.e.select(self.e.fcmp("ult", x, self.c(bound)), self.c(value), x)
+
+    def select_gt(self, x: V, bound: float, value: float) -> V:
+        return self.e.select(self.e.fcmp("ogt", x, self.c(bound)), self.c(value), x)
+
+    def round_int(self, x: V) -> tuple[V, V]:
+        """(round(x) as a float, as an integer), ties to even, by the 1.5 * 2^p trick."""
+        magic = ROUND_F32 if self.t == f32 else ROUND_F64
+        shifted = self.add(x, self.c(magic))
+        rounded = self.sub(shifted, self.c(magic))
+        bits = self.e.bitcast(shifted, self.int_t)
+        magic_bits = self.e.bitcast(self.c(magic), self.int_t)
+        return rounded, self.e.binop(llvm.SubOp, bits, magic_bits)
+
+    def fast_two_sum(self, a: V, b: V) -> tuple[V, V]:
+        """(s, err) with s + err == a + b exactly, when |a| >= |b| (or a == 0)."""
+        s = self.add(a, b)
+        return s, self.sub(b, self.sub(s, a))
+
+    def two_sum(self, a: V, b: V) -> tuple[V, V]:
+        """(s, err) with s + err == a + b exactly, for any a and b (Knuth)."""
+        s = self.add(a, b)
+        bb = self.sub(s, a)
+        err = self.add(self.sub(a, self.sub(s, bb)), self.sub(b, bb))
+        return s, err
+
+
+# --------------------------------------------------------------------------- exp
+
+
+def _pow2_f32(fl: Floats, n: V) -> V:
+    """2^n as an f32 for an i32 n in [-126, 127]: the exponent field."""
+    biased = fl.e.binop(llvm.AddOp, n, fl.i(127))
+    return fl.e.bitcast(fl.e.binop(llvm.ShlOp, biased, fl.i(23)), f32)
+
+
+def ldexp_f32(fl: Floats, p: V, n: V) -> V:
+    """p * 2^n for p in [1/2, 2) and n in [-152, 129]: two scalings by 2^(n/2); the
+    first is exact, so a subnormal (or infinite) result is rounded once."""
+    e = fl.e
+    half = e.binop(llvm.AShrOp, n, fl.i(1))
+    rest = e.binop(llvm.SubOp, n, half)
+    return fl.mul(fl.mul(p, _pow2_f32(fl, half)), _pow2_f32(fl, rest))
+
+
+def exp2_f32(e: Emitter, x: V) -> V:
+    """2^x: x = n + r, |r| <= 1/2 (exact), 2^r = 1 + r q(r), then ldexp."""
+    fl = Floats(e, f32)
+    # 2^-151 rounds to 0 and 2^129 to inf; NaN goes low here and is put back at the end
+    xc = fl.select_gt(fl.select_lt(x, -151.0, -151.0), 129.0, 129.0)
+    nf, n = fl.round_int(xc)
+    r = fl.sub(xc, nf)
+    p = fl.fma(r, fl.horner(r, EXP2_Q), fl.c(1.0))
+    return e.select(e.fcmp("uno", x, x), x, ldexp_f32(fl, p, n))
+
+
+def exp_f32(e: Emitter, x: V) -> V:
+    """e^x: n = round(x / ln 2), r = x - n ln2 (Cody-Waite, the first step exact),
+    e^r = 1 + r q(r), then ldexp."""
+    fl = Floats(e, f32)
+    xc = fl.select_gt(fl.select_lt(x, -104.0, -104.0), 89.0, 89.0)
+    nf, n = fl.round_int(fl.mul(xc, fl.c(LOG2_E)))
+    r = fl.fma(fl.neg(nf), fl.c(LN2_HI), xc)
+    r = fl.fma(fl.neg(nf), fl.c(LN2_LO), r)
+    p = fl.fma(r, fl.horner(r, EXP_Q), fl.c(1.0))
+    return e.select(e.fcmp("uno", x, x), x, ldexp_f32(fl, p, n))
+
+
+# --------------------------------------------------------------------------- log
+
+
+def _log_split(fl: Floats, x: V) -> tuple[V, V]:
+    """(e as f32, f) with x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt(2)); subnormal x
+    is scaled by 2^23 first. Only meaningful for finite x > 0."""
+    e = fl.e
+    tiny = e.fcmp("olt", x, fl.c(MIN_NORMAL))
+    scaled = e.select(tiny, fl.mul(x, fl.c(2.0**23)), x)
+    bits = e.bitcast(scaled, i32)
+    exponent = e.binop(llvm.AShrOp, e.binop(llvm.SubOp, bits, fl.i(SQRT_HALF_BITS)), fl.i(23))
+    mantissa = e.bitcast(e.binop(llvm.SubOp, bits, e.binop(llvm.ShlOp, exponent, fl.i(23))),
+                         f32)
+    exponent = e.binop(llvm.SubOp, exponent, e.select(tiny, fl.i(23), fl.i(0)))
+    f = fl.sub(mantissa, fl.c(1.0))  # exact (Sterbenz)
+    return e.emit(llvm.SIToFPOp(exponent, f32)), f
+
+
+def _log_specials(fl: Floats, x: V, result: V) -> V:
+    """log of 0 is -inf, of x < 0 NaN, of inf inf, of NaN NaN; others keep `result`."""
+    e = fl.e
+    inside = e.binop(llvm.AndOp, e.fcmp("ogt", x, fl.c(0.0)),
+                     e.fcmp("olt", x, fl.c(float("inf"))))
+    special = e.select(e.fcmp("olt", x, fl.c(0.0)), fl.c(float("nan")), fl.add(x, x))
+    special = e.select(e.fcmp("oeq", x, fl.c(0.0)), fl.c(float("-inf")), special)
+    return e.select(inside, result, special)
+
+
+def log2_f32(e: Emitter, x: V) -> V:
+    """log2 x = e + f/ln2 + f^2 q(f): f*hi(1/ln2) with its FMA rounding error, the
+    sum with e by Fast2Sum (|e| >= 1 > |f/ln2| unless e == 0)."""
+    fl = Floats(e, f32)
+    ef, f = _log_split(fl, x)
+    t = fl.mul(f, fl.c(INV_LN2_HI))
+    t_err = fl.fma(f, fl.c(INV_LN2_HI), fl.neg(t))
+    tail = fl.fma(fl.mul(f, f), fl.horner(f, LOG2_Q), fl.fma(f, fl.c(INV_LN2_LO), t_err))
+    hi, lo = fl.fast_two_sum(ef, t)
+    return _log_specials(fl, x, fl.add(hi, fl.add(lo, tail)))
+
+
+def log_f32(e: Emitter, x: V) -> V:
+    """log x = e ln2 + f + f^2 q(f), with e*ln2 = e*hi (exact, 16-bit hi) + e*lo."""
+    fl = Floats(e, f32)
+    ef, f = _log_split(fl, x)
+    a = fl.mul(ef, fl.c(LN2_HI16))
+    tail = fl.fma(fl.mul(f, f), fl.horner(f, LOG_Q), fl.mul(ef, fl.c(LN2_LO16)))
+    hi, lo = fl.fast_two_sum(a, f)
+    return _log_specials(fl, x, fl.add(hi, fl.add(lo, tail)))
+
+
+# --------------------------------------------------------------------------- sin, cos
+
+
+def _reduce_cody_waite(fl: Floats, x: V) -> tuple[V, V]:
+    """(k as i64, r) with x = k pi/2 + r, |r| <~ pi/4, for |x| < 2^50 (x an f64)."""
+    kf, k = fl.round_int(fl.mul(x, fl.c(TWO_OVER_PI)))
+    minus_k = fl.neg(kf)
+    r = x
+    for part in PIO2:  # each product is exact inside the FMA
+        r = fl.fma(minus_k, fl.c(part), r)
+    return k, r
+
+
+def _reduce_payne_hanek(fl: Floats, x: V) -> tuple[V, V]:
+    """(k as i64, r) with x = k pi/2 + r for any finite f32 x (as an f64): x * 2/pi
+    mod 4 as a double-double sum of x * (24-bit pieces of 2/pi), each product
+    exact (24 x 24 bits) and reduced mod 4 exactly; pieces that only add multiples
+    of 4 vanish in the reduction."""
+    e = fl.e
+    hi, lo = fl.c(0.0), fl.c(0.0)
+    for j, piece in enumerate(TWO_OVER_PI_24):
+        term = fl.mul(x, fl.c(piece * 2.0 ** (-24 * (j + 1))))
+        floor = e.intrinsic("llvm.floor.f64", [fl.mul(term, fl.c(0.25))], f64)
+        term = fl.fma(floor, fl.c(-4.0), term)
+        hi, err = fl.two_sum(hi, term)
+        lo = fl.add(lo, err)
+    hi, lo = fl.fast_two_sum(hi, lo)
+    kf, k = fl.round_int(hi)
+    frac = fl.add(fl.sub(hi, kf), lo)  # in about [-1/2, 1/2], a fraction of pi/2
+    return k, fl.fma(frac, fl.c(PIO2[0]), fl.mul(frac, fl.c(PIO2[1])))
+
+
+def _sin_cos_f32(e: Emitter, x: V, quarter_turns: int) -> V:
+    """sin(x + quarter_turns * pi/2) of an f32, computed in f64 and rounded once."""
+    fl = Floats(e, f64)
+    xd = e.emit(llvm.FPExtOp(x, f64))
+    # by its mangled name: xDSL's export of llvm.intr.fabs declares an unmangled
+    # `llvm.fabs`, which clashes with an f32 fabs in the same module
+    magnitude = e.intrinsic("llvm.fabs.f64", [xd], f64)
+    small = e.fcmp("olt", magnitude, fl.c(CODY_WAITE_LIMIT))
+    # big inputs are zeroed for the Cody-Waite path and vice versa: no stray inf/NaN
+    k_small, r_small = _reduce_cody_waite(fl, e.select(small, xd, fl.c(0.0)))
+    k_big, r_big = _reduce_payne_hanek(fl, e.select(small, fl.c(0.0), xd))
+    k = e.select(small, k_small, k_big)
+    r = e.select(small, r_small, r_big)
+    r2 = fl.mul(r, r)
+    sin_r = fl.fma(fl.mul(r, r2), fl.horner(r2, SIN_S), r)
+    cos_r = fl.fma(r2, fl.horner(r2, COS_C), fl.c(1.0))
+    quadrant = e.binop(llvm.AddOp, k, fl.i(quarter_turns))
+    odd = e.icmp("ne", e.binop(llvm.AndOp, quadrant, fl.i(1)), fl.i(0))
+    negative = e.icmp("ne", e.binop(llvm.AndOp, quadrant, fl.i(2)), fl.i(0))
+    value = e.select(odd, cos_r, sin_r)
+    value = e.select(negative, fl.neg(value), value)
+    finite = e.fcmp("ord", fl.sub(xd, xd), fl.c(0.0))  # false for inf and NaN
+    value = e.select(finite, value, fl.c(float("nan")))
+    return e.emit(llvm.FPTruncOp(value, f32))
+
+
+def sin_f32(e: Emitter, x: V) -> V:
+    return _sin_cos_f32(e, x, 0)
+
+
+def cos_f32(e: Emitter, x: V) -> V:
+    return _sin_cos_f32(e, x, 1)
+
+
+# math op -> its f32 vector-math emitter (f16 and bf16 compute in f32 too)
+F32_VECTOR_MATH: dict[type[Operation], Callable[[Emitter, V], V]] = {
+    math.Exp2Op: exp2_f32,
+    math.ExpOp: exp_f32,
+    math.Log2Op: log2_f32,
+    math.LogOp: log_f32,
+    math.SinOp: sin_f32,
+    math.CosOp: cos_f32,
+}
+
+__all__ = ["F32_VECTOR_MATH", "cos_f32", "exp2_f32", "exp_f32", "log2_f32", "log_f32",
+           "sin_f32"]
