@@ -24,7 +24,7 @@ ROOT = Path(__file__).parent.parent
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "quick.json"
     done = subprocess.run([sys.executable, "-m", "irtensor.bench", "--quick", "--no-peers",
-                           "--json", str(out)],
+                           "--warm-cache", "--json", str(out)],
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
@@ -55,6 +55,20 @@ def test_every_case_ran_on_every_device_and_agreed_with_numpy(quick_run: dict) -
             assert entry["first_call_stats"]["pipeline_runs"] >= 1
         numpy_entry = r["impls"]["numpy"]
         assert numpy_entry["ok"] and numpy_entry["ms"] > 0
+
+
+def test_a_second_process_with_the_disk_caches_compiles_nothing(quick_run: dict) -> None:
+    (run,) = quick_run["runs"]
+    second = run["warm_cache"]
+    assert [c["name"] for c in second["cases"]] == [c["name"] for c in run["cases"]]
+    for case in second["cases"]:
+        assert case["ok"], case
+        for device in available_devices():
+            entry = case["impls"][f"irtensor-{device}"]
+            assert entry["ok"] and entry["first_ms"] > 0, (case["name"], entry)
+            if second["cache_version"] == run["cache_version"]:  # no compiler edit between
+                assert entry["first_call_stats"]["kernels_compiled"] == 0, (case["name"], entry)
+    assert "second process, warm disk cache" in report.table(run)
 
 
 def test_a_device_that_cannot_run_says_why(quick_run: dict) -> None:

@@ -20,6 +20,7 @@ from irtensor.bench.frameworks import Framework
 # An implementation's call: the result as numpy, and when its realize finished.
 Call = Callable[[], tuple[np.ndarray, float]]
 BUSY = 0.25  # cores kept busy by other processes above which a measurement is suspect
+RANK = {"irtensor-llvm": 0, "irtensor-opencl": 1, "torch": 2, "tinygrad": 3, "numpy": 4}
 
 
 @dataclass
@@ -217,10 +218,37 @@ def run_case(case: Case, frameworks: Sequence[Framework], unavailable: dict[str,
     for entry in impls.values():
         if numpy_ms and entry.get("ms"):
             entry["ratio_numpy"] = numpy_ms / entry["ms"]
+    impls = dict(sorted(impls.items(), key=lambda item: RANK.get(item[0], 2)))
     result.update(impls=impls, foreign_load=foreign, attempts=attempts)
     result["ok"] = all(e.get("ok", False) for name, e in impls.items()
                        if counts(name) and "unavailable" not in e)
     return result
+
+
+def first_calls(case: Case, frameworks: Sequence[Framework]) -> dict[str, Any]:
+    """Only the first call of `case` on each framework: timed, counted and checked (the
+    run in a second process, with the first process's disk caches)."""
+    arrays = case.make(np.random.default_rng(0))
+    ref = np.asarray(case.numpy([a.astype(np.float64) for a in arrays]), np.float64)
+    scale = np.asarray(case.scale([a.astype(np.float64) for a in arrays], ref), np.float64)
+    impls: dict[str, Any] = {}
+    for fw in frameworks:
+        try:
+            call = tensor_call(case, fw, arrays)
+            gc.collect()
+            stats0 = fw.runtime_stats() if fw.runtime_stats else {}
+            start = time.perf_counter()
+            got, _ = call()
+            entry: dict[str, Any] = {"first_ms": (time.perf_counter() - start) * 1e3}
+            if fw.runtime_stats:
+                stats1 = fw.runtime_stats()
+                entry["first_call_stats"] = {k: stats1[k] - stats0[k] for k in stats1}
+            entry.update(check(got, ref, scale, case.tol))
+        except Exception as e:
+            entry = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
+        impls[fw.name] = entry
+    return {"name": case.name, "impls": impls,
+            "ok": all(e["ok"] for name, e in impls.items() if counts(name))}
 
 
 def counts(impl: str) -> bool:

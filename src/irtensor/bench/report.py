@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 HEAD = ["case", "implementation", "kernels (new)", "first call ms", "warm ms", "numpy/impl",
@@ -73,14 +74,51 @@ def norm_ratio(run: dict[str, Any]) -> str | None:
     return f"batchnorm / groupnorm time: {', '.join(parts)}" if parts else None
 
 
+def compile_summary(run: dict[str, Any]) -> str | None:
+    """Per irtensor device, the median over the cases of the compile seconds per kernel
+    compiled in the first call."""
+    per_device: dict[str, list[float]] = {}
+    for case in run["cases"]:
+        for name, entry in case["impls"].items():
+            stats = entry.get("first_call_stats")
+            if stats and stats.get("kernels_compiled"):
+                per_kernel = stats["seconds_compiling"] / stats["kernels_compiled"] * 1e3
+                per_device.setdefault(name, []).append(per_kernel)
+    if not per_device:
+        return None
+    parts = [f"{name} {statistics.median(values):.0f} ms (over {len(values)} cases)"
+             for name, values in per_device.items()]
+    return f"compile time per new kernel, median: {', '.join(parts)}"
+
+
+def warm_cache_summary(run: dict[str, Any]) -> str | None:
+    """The second process's first calls, with the first one's disk caches."""
+    second = run.get("warm_cache")
+    if not second:
+        return None
+    first_ms: dict[str, list[float]] = {}
+    compiled: dict[str, int] = {}
+    for case in second["cases"]:
+        for name, entry in case.get("impls", {}).items():
+            if "first_ms" in entry:
+                first_ms.setdefault(name, []).append(entry["first_ms"])
+                stats = entry.get("first_call_stats", {})
+                compiled[name] = compiled.get(name, 0) + int(stats.get("kernels_compiled", 0))
+    parts = [f"{name} compiled {compiled[name]} kernels, first calls median "
+             f"{statistics.median(values):.1f} ms" for name, values in first_ms.items()]
+    failed = [c["name"] for c in second["cases"] if not c.get("ok")]
+    return ("second process, warm disk cache: " + "; ".join(parts)
+            + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+
+
 def table(run: dict[str, Any]) -> str:
     rows = [HEAD]
     for case in run["cases"]:
         rows += case_rows(case)
     lines = markdown(rows)
-    ratio = norm_ratio(run)
-    if ratio:
-        lines.append(ratio)
+    for line in (norm_ratio(run), compile_summary(run), warm_cache_summary(run)):
+        if line:
+            lines.append(line)
     lines.append(f"process: import irtensor {run['import_ms']:.0f} ms, first tiny program "
                  f"(llvmlite start-up) {run['startup_ms']:.0f} ms; load average at the end "
                  f"{', '.join(f'{x:.2f}' for x in run['loadavg'])}")

@@ -20,7 +20,7 @@ import numpy as np
 
 from irtensor.bench import cases as case_list
 from irtensor.bench import frameworks, report
-from irtensor.bench.measure import BUSY, run_case
+from irtensor.bench.measure import BUSY, first_calls, run_case
 
 DEVICES = ("llvm", "opencl")
 THREAD_VARS = ("IRTENSOR_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
@@ -72,7 +72,7 @@ def child(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     import irtensor  # noqa: F401  (timed: the import is reported apart)
     from irtensor import Tensor
-    from irtensor.runtime import llvm_device
+    from irtensor.runtime import cache, llvm_device
 
     import_ms = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
@@ -85,10 +85,14 @@ def child(args: argparse.Namespace) -> int:
             continue
         if args.reps:
             case.reps = args.reps
-        sys.stderr.write(f"[{args.threads}T] {case.name} ...\n")
+        sys.stderr.write(f"[{args.threads}T{' warm cache' if args.first_calls_only else ''}] "
+                         f"{case.name} ...\n")
         start = time.perf_counter()
         try:
-            result = run_case(case, chosen, unavailable, args.quiet_wait)
+            if args.first_calls_only:
+                result = first_calls(case, [f for f in chosen if f.runtime_stats])
+            else:
+                result = run_case(case, chosen, unavailable, args.quiet_wait)
         except Exception as e:  # a broken case is reported, the others still run
             result = {"name": case.name, "title": case.title, "ok": False, "impls": {},
                       "error": f"{type(e).__name__}: {e}"}
@@ -96,7 +100,8 @@ def child(args: argparse.Namespace) -> int:
         results.append(result)
     data = {"threads": args.threads, "irtensor_threads": llvm_device.threads(),
             "quick": args.quick, "import_ms": import_ms, "startup_ms": startup_ms,
-            "frameworks": info, "loadavg": os.getloadavg(), "cases": results}
+            "frameworks": info, "cache_version": cache.VERSION, "loadavg": os.getloadavg(),
+            "cases": results}
     Path(args.json).write_text(json.dumps(data, indent=1))
     return 0
 
@@ -147,7 +152,13 @@ def parent(args: argparse.Namespace) -> int:
             if done.returncode != 0 or not out.exists():
                 sys.stderr.write(f"the {threads}-thread run failed (exit {done.returncode})\n")
                 return 2
-            runs.append(json.loads(out.read_text()))
+            run = json.loads(out.read_text())
+            if args.warm_cache:
+                second = warm_cache_run(args, threads, tmp)
+                if second is None:
+                    return 2
+                run["warm_cache"] = second
+            runs.append(run)
             shutil.rmtree(tmp / "irtensor-cache", ignore_errors=True)
     for run in runs:
         print(f"\n{report.heading(run)}; {platform.processor() or platform.machine()}, "
@@ -157,11 +168,23 @@ def parent(args: argparse.Namespace) -> int:
         meta = {"argv": sys.argv[1:], "cpu_count": os.cpu_count(), "commit": _commit(),
                 "when": time.strftime("%Y-%m-%d %H:%M:%S")}
         Path(args.json).write_text(json.dumps({"meta": meta, "runs": runs}, indent=1))
-    failed = [r["name"] for run in runs for r in run["cases"] if not r["ok"]]
+    failed = [r["name"] for run in runs
+              for r in run["cases"] + run.get("warm_cache", {}).get("cases", []) if not r["ok"]]
     if failed:
         print(f"\nFAILED: {', '.join(failed)}")
         return 1
     return 0
+
+
+def warm_cache_run(args: argparse.Namespace, threads: int, tmp: Path) -> dict[str, Any] | None:
+    """A second child with the first one's disk caches: only irtensor's first calls."""
+    out = tmp / "warm-cache.json"
+    command = [*child_command(args, threads, out), "--first-calls-only"]
+    done = subprocess.run(command, env=child_env(threads, tmp), check=False)
+    if done.returncode != 0 or not out.exists():
+        sys.stderr.write(f"the {threads}-thread warm-cache run failed (exit {done.returncode})\n")
+        return None
+    return json.loads(out.read_text())
 
 
 def _commit() -> str | None:
@@ -201,7 +224,11 @@ def parser(prog: str = "irtensor bench") -> argparse.ArgumentParser:
                    help="before each case, wait up to this long for other processes to use "
                         f"under {BUSY} cores; if they used more during the repetitions, "
                         "repeat them (twice at most) and keep the quieter set")
+    p.add_argument("--warm-cache", action="store_true",
+                   help="then start a second process with the first one's disk caches and "
+                        "time irtensor's first calls again (they should compile nothing)")
     p.add_argument("--json", help="write the results to this file")
+    p.add_argument("--first-calls-only", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     return p
 
