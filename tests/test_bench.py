@@ -111,6 +111,20 @@ def test_an_implementation_that_raises_is_reported_and_fails_the_case() -> None:
         {"cases": [result], "import_ms": 1.0, "startup_ms": 1.0, "loadavg": [0, 0, 0]})
 
 
+@pytest.mark.parametrize("peer", ["torch", "tinygrad"])
+def test_a_peer_that_imports_runs_the_same_functions(peer: str) -> None:
+    pytest.importorskip(peer)
+    fw = frameworks.torch(1) if peer == "torch" else frameworks.tinygrad()
+    if fw is None:
+        pytest.skip(f"{peer} imports but cannot run a program here")
+    for case in cases.cases(quick=True):
+        if case.name in ("seed_loop", "groupnorm", "conv2d", "mlp"):
+            case.reps = 1
+            result = measure.run_case(case, [fw], {})
+            entry = result["impls"][peer]
+            assert entry["ok"], (case.name, entry)
+
+
 def test_the_quick_sizes_leave_out_the_big_matmul() -> None:
     quick = {c.name for c in cases.cases(quick=True)}
     full = {c.name for c in cases.cases(quick=False)}
