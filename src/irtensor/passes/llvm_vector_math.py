@@ -93,12 +93,20 @@ class Floats:
     def __init__(self, e: Emitter, t: Attribute):
         self.e, self.t = e, t
         self.int_t = i32 if t == f32 else i64
+        # one constant op per value: fewer ops for xDSL to build and LLVM to fold
+        self._constants: dict[tuple[str, float | int], V] = {}
 
     def c(self, value: float) -> V:
-        return self.e.float_const(value, self.t)
+        key = ("f", value)
+        if key not in self._constants:
+            self._constants[key] = self.e.float_const(value, self.t)
+        return self._constants[key]
 
     def i(self, value: int) -> V:
-        return self.e.int_const(value, self.int_t)
+        key = ("i", value)
+        if key not in self._constants:
+            self._constants[key] = self.e.int_const(value, self.int_t)
+        return self._constants[key]
 
     def add(self, a: V, b: V) -> V:
         return self.e.emit(llvm.FAddOp(a, b))
@@ -135,8 +143,8 @@ class Floats:
         shifted = self.add(x, self.c(magic))
         rounded = self.sub(shifted, self.c(magic))
         bits = self.e.bitcast(shifted, self.int_t)
-        magic_bits = self.e.bitcast(self.c(magic), self.int_t)
-        return rounded, self.e.binop(llvm.SubOp, bits, magic_bits)
+        magic_bits = 0x4B400000 if self.t == f32 else 0x4338000000000000
+        return rounded, self.e.binop(llvm.SubOp, bits, self.i(magic_bits))
 
     def fast_two_sum(self, a: V, b: V) -> tuple[V, V]:
         """(s, err) with s + err == a + b exactly, when |a| >= |b| (or a == 0)."""
@@ -297,6 +305,8 @@ def _sin_cos_f32(e: Emitter, x: V, quarter_turns: int) -> V:
     value = e.select(negative, fl.neg(value), value)
     finite = e.fcmp("ord", fl.sub(xd, xd), fl.c(0.0))  # false for inf and NaN
     value = e.select(finite, value, fl.c(float("nan")))
+    if quarter_turns == 0:  # sin(-0.0) is -0.0; the polynomial's sum gives +0.0
+        value = e.select(e.fcmp("oeq", xd, fl.c(0.0)), xd, value)
     return e.emit(llvm.FPTruncOp(value, f32))
 
 

@@ -1,0 +1,72 @@
+// convert-to-llvm lowers math.exp2 (and exp, log2, log, sin, cos) on f32 to plain
+// arithmetic that the loop vectorizer can vectorize: no llvm.exp2 intrinsic, which
+// would become one libm call per vector lane. exp2(x) = 2^n * p(r): clamp (NaN
+// goes low, and is put back at the end), round to an integer with the 1.5 * 2^23
+// trick, an FMA Horner polynomial, then 2^n as two exponent-field scalings.
+// f64 keeps the intrinsic (libm).
+// RUN: irtensor-opt %s -p convert-to-llvm | filecheck %s
+
+func.func @exp2(%in0: memref<64xf32>, %out: memref<64xf32>, %start: index, %stop: index) attributes {irtensor.kernel} {
+  %c1 = arith.constant 1 : index
+  scf.for %i = %start to %stop step %c1 {
+    %x = memref.load %in0[%i] : memref<64xf32>
+    %y = math.exp2 %x : f32
+    memref.store %y, %out[%i] : memref<64xf32>
+  }
+  func.return
+}
+// CHECK-LABEL: llvm.func @exp2
+// CHECK-NOT:     llvm.intr.exp2
+// CHECK-NOT:     llvm.call
+// CHECK:         %x = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK:         %[[LOW:.*]] = llvm.mlir.constant(-1.510000e+02 : f32) : f32
+// CHECK-NEXT:    %[[IS_LOW:.*]] = llvm.fcmp "ult" %x, %[[LOW]] : f32
+// CHECK-NEXT:    %[[X1:.*]] = llvm.select %[[IS_LOW]], %[[LOW]], %x : i1, f32
+// CHECK:         %[[XC:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[X1]] : i1, f32
+// CHECK:         %[[MAGIC:.*]] = llvm.mlir.constant(0x4B400000 : f32) : f32
+// CHECK-NEXT:    %[[SHIFTED:.*]] = llvm.fadd %[[XC]], %[[MAGIC]] : f32
+// CHECK-NEXT:    %[[N:.*]] = llvm.fsub %[[SHIFTED]], %[[MAGIC]] : f32
+// CHECK-NEXT:    %[[BITS:.*]] = llvm.bitcast %[[SHIFTED]] : f32 to i32
+// CHECK:         %[[R:.*]] = llvm.fsub %[[XC]], %[[N]] : f32
+// CHECK-COUNT-6: llvm.intr.fma(%{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:         %[[NAN:.*]] = llvm.fcmp "uno" %x, %x : f32
+// CHECK:         llvm.ashr
+// CHECK:         llvm.shl
+// CHECK-NEXT:    %[[SCALE1:.*]] = llvm.bitcast %{{.*}} : i32 to f32
+// CHECK-NEXT:    %[[P1:.*]] = llvm.fmul %{{.*}}, %[[SCALE1]] : f32
+// CHECK:         %[[SCALE2:.*]] = llvm.bitcast %{{.*}} : i32 to f32
+// CHECK-NEXT:    %[[P2:.*]] = llvm.fmul %[[P1]], %[[SCALE2]] : f32
+// CHECK-NEXT:    %y = llvm.select %[[NAN]], %x, %[[P2]] : i1, f32
+// CHECK-NOT:     llvm.intr.exp2
+// CHECK:         llvm.return
+
+// bf16 computes in f32 and rounds the result (its f32 holds a bf16); sin works in f64.
+func.func @sin_bf16(%in0: memref<64xbf16>, %out: memref<64xbf16>, %start: index, %stop: index) attributes {irtensor.kernel} {
+  %c1 = arith.constant 1 : index
+  scf.for %i = %start to %stop step %c1 {
+    %x = memref.load %in0[%i] : memref<64xbf16>
+    %y = math.sin %x : bf16
+    memref.store %y, %out[%i] : memref<64xbf16>
+  }
+  func.return
+}
+// CHECK-LABEL: llvm.func @sin_bf16
+// CHECK-NOT:     llvm.intr.sin
+// CHECK:         llvm.fpext %{{.*}} : f32 to f64
+// CHECK:         llvm.intr.fma(%{{.*}}) : (f64, f64, f64) -> f64
+// CHECK:         llvm.fptrunc %{{.*}} : f64 to f32
+// CHECK:         llvm.and %{{.*}}, %{{.*}} : i32
+// CHECK:         llvm.return
+
+// f64 keeps LLVM's intrinsic.
+func.func @exp2_f64(%in0: memref<64xf64>, %out: memref<64xf64>, %start: index, %stop: index) attributes {irtensor.kernel} {
+  %c1 = arith.constant 1 : index
+  scf.for %i = %start to %stop step %c1 {
+    %x = memref.load %in0[%i] : memref<64xf64>
+    %y = math.exp2 %x : f64
+    memref.store %y, %out[%i] : memref<64xf64>
+  }
+  func.return
+}
+// CHECK-LABEL: llvm.func @exp2_f64
+// CHECK:         llvm.intr.exp2(%{{.*}}) : (f64) -> f64
