@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from xdsl.dialects.builtin import IntegerType, bf16, f16, f32, f64, i1, i32, i64
 
 from conftest import opencl_unavailable
@@ -112,16 +112,16 @@ def test_printer_writes_an_elementwise_kernel() -> None:
     program = print_program([lower_kernel(kernel)])
     assert program.kernel_names == ("E_4_8",) and not program.needs_fp64
     assert program.source.startswith(
-        "__kernel void E_4_8(__global const float* in0, __global const float* in1, "
-        "__global float* out) {\n  long i1 = (long)get_global_id(0);\n"
+        "/* range [8, 4] */\n__kernel void E_4_8(__global const float* in0, "
+        "__global const float* in1, __global float* out) {\n  long i1 = (long)get_global_id(0);\n"
         "  long i0 = (long)get_global_id(1);\n")
     assert "float v5 = v3 + v4;\n  out[v2] = v5;\n}" in program.source
     assert "pragma" not in program.source
 
 
-def hl_kernels(text: str) -> list[KernelOp]:
+def hl_kernels(text: str, pipeline: str = "hl-to-kernel") -> list[KernelOp]:
     module = parse(text)
-    Pipeline("hl-to-kernel").run(module)
+    Pipeline(pipeline).run(module)
     return [k for k in module.walk() if isinstance(k, KernelOp)]
 
 
@@ -279,3 +279,114 @@ def test_nan_max_and_cache_hit() -> None:
     before = STATS.cache_hits_memory
     run_hl(text, [x])
     assert STATS.cache_hits_memory > before
+
+
+# --------------------------------------------------------------------------- work-groups
+
+
+def test_only_long_reductions_with_few_outputs_use_work_groups() -> None:
+    from irtensor.passes.lower_to_opencl import uses_group_reduction
+
+    def kernel(rows: int, length: int) -> KernelOp:
+        (k,) = hl_kernels(f"""
+        func.func @main(%x: tensor<{rows}x{length}xf32>) -> tensor<{rows}xf32> {{
+          %s = hl.sum %x axes [1] : tensor<{rows}x{length}xf32> -> tensor<{rows}xf32>
+          func.return %s : tensor<{rows}xf32>
+        }}""", "hl-to-ll,fuse")
+        return k
+
+    assert uses_group_reduction(kernel(3, 4096), 128, 512)
+    assert not uses_group_reduction(kernel(3, 1000), 128, 512)  # short: a loop per item
+    assert not uses_group_reduction(kernel(1024, 4096), 128, 512)  # many outputs
+    assert not uses_group_reduction(kernel(3, 4096), 0, 512)  # turned off
+    lowered = lower_kernel(kernel(3, 4096), group=64)
+    assert lowered.global_size == (64, 3) and lowered.local_size == (64, 1)
+    with pytest.raises(ValueError, match="work-group-size 48 must be a power of two"):
+        lower_kernel(kernel(3, 4096), group=48)
+
+
+@pytest.fixture
+def every_reduction_in_small_work_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Work-group reductions on every reduction, with work-groups of 4 (so trees of
+    several levels and work items with nothing to add are both common)."""
+    from irtensor.passes import lower_to_opencl
+
+    monkeypatch.setattr(lower_to_opencl, "uses_group_reduction",
+                        lambda op, group, max_outputs: bool(op.reduction_dims) and group > 1)
+    monkeypatch.setattr(opencl_device, "work_group_size", lambda dev: 4)
+
+
+@needs_opencl
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # same patch for all
+@given(programs(dialect="hl", dtypes=(f32, i32, i64, i1), max_ops=4, max_dim=7))
+def test_work_group_reductions_agree_with_the_interpreter(
+        every_reduction_in_small_work_groups: None, program: Program) -> None:
+    want = interp.run(program.module, program.inputs)
+    assert_same_results(on_opencl(program), want, rtol=2e-4, atol=2e-4)
+
+
+@needs_opencl
+@pytest.mark.parametrize("shape", [(3, 5000), (1, 1031), (2, 3, 1100)])
+def test_work_group_reduction_of_long_rows(shape: tuple[int, ...]) -> None:
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    text = f"""
+    func.func @main(%x: {ttype(shape)}) -> ({ttype(shape[:-1])}, {ttype(shape[:-1])}) {{
+      %s = hl.sum %x axes [{len(shape) - 1}] : {ttype(shape)} -> {ttype(shape[:-1])}
+      %m = hl.max %x axes [{len(shape) - 1}] : {ttype(shape)} -> {ttype(shape[:-1])}
+      func.return %s, %m : {ttype(shape[:-1])}, {ttype(shape[:-1])}
+    }}"""
+    module = parse(text)
+    want = interp.run(module, [x])
+    Pipeline("hl-to-ll,fuse").run(module)  # no split: each row is one long reduction
+    assert all(uses_group_reduction_here(k) for k in module.walk() if isinstance(k, KernelOp))
+    got = opencl_device.run(module, [x])
+    assert_same_results(got, want, rtol=1e-5, atol=1e-4)
+
+
+def uses_group_reduction_here(kernel: KernelOp) -> bool:
+    from irtensor.passes.lower_to_opencl import uses_group_reduction
+
+    return uses_group_reduction(kernel, opencl_device.work_group_size(
+        opencl_device.device().device), 512)
+
+
+def ttype(shape: tuple[int, ...]) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}{'x' if shape else ''}f32>"
+
+
+@needs_opencl
+def test_schedule_tiles_are_the_work_group_size() -> None:
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((64, 32), np.float32), rng.standard_normal((32, 48), np.float32)
+    module = parse("""
+    func.func @main(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>) -> tensor<64x48xf32> {
+      %0 = kernel.kernel @mm(%a, %b) space [64, 32, 48] reduce [1] sum
+           reads [#kernel.access<(d0, d1, d2) -> (d0, d1)>,
+                  #kernel.access<(d0, d1, d2) -> (d1, d2)>]
+           writes affine_map<(d0, d1, d2) -> (d0, d2)>
+           schedule <order [0, 2, 1], tiles [16, 0, 12], vector 1, unroll 1, parallel [0]>
+           : (tensor<64x32xf32>, tensor<32x48xf32>) -> tensor<64x48xf32> {
+      ^bb0(%1: f32, %2: f32):
+        %3 = arith.mulf %1, %2 : f32
+        kernel.yield %3 : f32
+      }
+      func.return %0 : tensor<64x48xf32>
+    }""")
+    (kernel,) = [k for k in module.walk() if isinstance(k, KernelOp)]
+    lowered = lower_kernel(kernel)
+    assert lowered.global_size == (48, 64) and lowered.local_size == (12, 16)
+    assert "reqd_work_group_size(12, 16, 1)" in print_program([lowered]).source
+    (got,) = opencl_device.run(module, [a, b])
+    np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-4)
+
+
+@needs_opencl
+def test_tensor_ir_opencl_is_the_c_the_device_builds() -> None:
+    from irtensor import Tensor
+
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3), device="opencl")
+    source = (x * x).sum(axis=1).ir("opencl")
+    assert source.startswith("/* range [2] */\n__kernel void r_2_3(")
+    assert "for (long i1 = 0; i1 < 3; i1++)" in source
+    np.testing.assert_array_equal((x * x).sum(axis=1).numpy(), [5.0, 50.0])

@@ -149,7 +149,8 @@ def pipeline_for(device: str) -> str:
 def lower(module: ModuleOp, stage: str) -> ModuleOp:
     """The module after the pipeline up to `stage` (`hl`: as recorded)."""
     if stage not in STAGES:
-        raise ValueError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
+        raise ValueError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}, "
+                         "opencl")
     Pipeline(STAGES[stage]).run(module)
     return module
 
@@ -229,6 +230,10 @@ def debug_level() -> int:
 
 def text(outputs: Sequence[SSAValue], stage: str) -> str:
     module, _ = build_module(outputs)
+    if stage == "opencl":  # the OpenCL C that device opencl builds
+        from irtensor.runtime.opencl_device import opencl_source
+
+        return opencl_source(lower(module, "kernel"))
     return ir.to_text(lower(module, stage))
 
 

@@ -201,7 +201,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
 
     def ir(self, stage: str = "hl") -> str:
         """The textual IR of the program computing this tensor, after `stage`
-        ("hl" as recorded, "ll", "kernel")."""
+        ("hl" as recorded, "ll", "kernel"), or the OpenCL C of its kernels ("opencl")."""
         return realize.text([self._value], stage)
 
     def schedule(self, *others: Tensor) -> list[Operation]:

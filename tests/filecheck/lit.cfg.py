@@ -32,3 +32,16 @@ config.environment["NO_COLOR"] = "1"
 
 # %python: the interpreter running lit (it has numpy and irtensor).
 config.substitutions.append(("%python", f'"{sys.executable}"'))
+
+# `REQUIRES: opencl`: tests that build and run OpenCL C need a device that builds
+# programs; under IRTENSOR_REQUIRE_OPENCL=1 (CI) its absence is an error, not a skip.
+from irtensor.runtime import opencl_device  # noqa: E402
+
+_why = opencl_device.unavailable()
+if _why is None:
+    config.available_features.add("opencl")
+elif os.environ.get("IRTENSOR_REQUIRE_OPENCL") == "1":
+    lit_config.fatal(f"IRTENSOR_REQUIRE_OPENCL=1 but OpenCL cannot run here: {_why}")
+for var in ("OCL_ICD_VENDORS", "IRTENSOR_OPENCL_DEVICE", "PYOPENCL_CTX", "IRTENSOR_CACHE_DIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

@@ -211,8 +211,14 @@ class OpenCLPrinter:
         self.block(block)
         body = self.lines[start:]
         del self.lines[start:]
-        head = f"__kernel void {c_name(op.sym_name.data)}({', '.join(params)}) {{"
-        return "\n".join([head, *body, "}"])
+        launch = f"/* range {list(op.global_size)}"
+        attribute = ""
+        if (local := op.local_size) is not None:
+            launch += f", local {list(local)}"
+            sizes = ", ".join(str(n) for n in [*local, 1, 1][:3])
+            attribute = f"__attribute__((reqd_work_group_size({sizes}))) "
+        head = f"__kernel {attribute}void {c_name(op.sym_name.data)}({', '.join(params)}) {{"
+        return "\n".join([launch + " */", head, *body, "}"])
 
     def block(self, block: Block) -> None:
         for op in block.ops:
@@ -244,8 +250,19 @@ class OpenCLPrinter:
         self.indent -= 1
         self.line("}")
 
+    def if_op(self, op: scf.IfOp) -> None:
+        if op.results or (op.false_region.blocks and list(op.false_region.block.ops)[:-1]):
+            raise UnsupportedError("the OpenCL printer writes scf.if without results or else")
+        self.line(f"if ({self.name(op.cond)}) {{")
+        self.indent += 1
+        self.block(op.true_region.block)
+        self.indent -= 1
+        self.line("}")
+
     def yield_op(self, op: scf.YieldOp) -> None:
         loop = op.parent_op()
+        if isinstance(loop, scf.IfOp):
+            return
         assert isinstance(loop, scf.ForOp)
         values = [self.name(v) for v in op.operands]
         targets = [self.name(r) for r in loop.results]
@@ -386,6 +403,7 @@ CASTS = (arith.ExtFOp, arith.TruncFOp, arith.SIToFPOp, arith.UIToFPOp, arith.FPT
 
 OpenCLPrinter.HANDLERS.update({  # type: ignore[dict-item]
     scf.ForOp: OpenCLPrinter.for_op, scf.YieldOp: OpenCLPrinter.yield_op,
+    scf.IfOp: OpenCLPrinter.if_op,
     arith.ConstantOp: OpenCLPrinter.constant, ocl.GlobalIdOp: OpenCLPrinter.work_item,
     ocl.LocalIdOp: OpenCLPrinter.work_item, ocl.GroupIdOp: OpenCLPrinter.work_item,
     ocl.GlobalSizeOp: OpenCLPrinter.work_item, ocl.LoadOp: OpenCLPrinter.load,

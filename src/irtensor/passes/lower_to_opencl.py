@@ -5,7 +5,16 @@ The kernel's parallel dimensions of size > 1 are the NDRange, the last one on
 NDRange dimension 0 (adjacent work items write adjacent elements); beyond three,
 the leading ones share NDRange dimension 2 and are recovered by division. Each
 work item runs the reduction loops (in the schedule's order) with the
-accumulator in a register, then the epilogue, then stores its element. Reads,
+accumulator in a register, then the epilogue, then stores its element. The
+schedule's tiles of the NDRange dimensions, where they divide them, are the
+work-group size (`local`).
+
+A reduction that is long (at least `8 * work-group-size` elements per output)
+with few outputs (at most `max-group-outputs`) instead becomes a work-group
+reduction: NDRange `[work-group-size, outputs]`, one work-group per output; each
+work item combines every `work-group-size`-th element, the partial results meet
+in a `__local` array and are combined as a tree (halving, a barrier between
+steps), and work item 0 runs the epilogue and stores. Reads,
 masks (clamp + select), identities and index arithmetic are those of
 `loop_builder.KernelFunction`, which this builder extends; only loads and
 stores change: a multi-dimensional index becomes one row-major linear index
@@ -17,12 +26,14 @@ the `ocl.kernel` ops go before it at the top of the module.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -35,6 +46,8 @@ from irtensor.passes import register_pass
 from irtensor.passes.loop_builder import Env, KernelFunction, Loop, loop_order, memref_of
 
 MAX_RANGE_DIMS = 3
+WORK_GROUP_SIZE = 128
+MAX_GROUP_OUTPUTS = 512
 
 
 class OpenCLLoweringError(ValueError):
@@ -63,11 +76,42 @@ def global_size(op: KernelOp) -> list[int]:
     return sizes
 
 
+def local_size(op: KernelOp) -> list[int] | None:
+    """The schedule's tiles of the NDRange dimensions as the work-group size, where a
+    tile divides its dimension (else 1); None without tiles (the device chooses)."""
+    if op.schedule is None:
+        return None
+    dims = ndrange_dims(op)
+    if not dims or len(dims) > MAX_RANGE_DIMS:
+        return None
+    tiles = op.schedule.tile_sizes
+    local = [tiles[d] if 0 < tiles[d] < op.sizes[d] and op.sizes[d] % tiles[d] == 0 else 1
+             for d in reversed(dims)]
+    return local if any(n > 1 for n in local) else None
+
+
+def output_count(op: KernelOp) -> int:
+    return prod(op.sizes[d] for d in op.parallel_dims)
+
+
+def reduction_length(op: KernelOp) -> int:
+    return prod(op.sizes[d] for d in op.reduction_dims) if op.reduction_dims else 0
+
+
+def uses_group_reduction(op: KernelOp, group: int = WORK_GROUP_SIZE,
+                         max_outputs: int = MAX_GROUP_OUTPUTS) -> bool:
+    """Long reductions with few outputs: a work-group per output (module docstring)."""
+    return (group > 1 and reduction_length(op) >= 8 * group
+            and 0 < output_count(op) <= max_outputs)
+
+
 class OpenCLKernelBuilder(KernelFunction):
     """Builds the `ocl.kernel` of one kernel (see the module docstring)."""
 
-    def __init__(self, op: KernelOp, name: str):
+    def __init__(self, op: KernelOp, name: str, group: int = WORK_GROUP_SIZE,
+                 max_group_outputs: int = MAX_GROUP_OUTPUTS):
         self.op, self.name = op, name
+        self.group = group if uses_group_reduction(op, group, max_group_outputs) else 0
         self.sizes = op.sizes
         self.order = loop_order(op)
         self.fast_reductions = True
@@ -85,6 +129,9 @@ class OpenCLKernelBuilder(KernelFunction):
         self.accumulated: list[int] = []
 
     def build_kernel(self) -> ocl.KernelOp:
+        if self.group:
+            self.group_reduction()
+            return self.kernel([self.group, output_count(self.op)], [self.group, 1])
         env = self.work_item()
         if not self.op.reduction_dims:
             self.store_point(env, [])
@@ -98,14 +145,81 @@ class OpenCLKernelBuilder(KernelFunction):
 
             (total,) = self.nest(self.loops_for(reduction), [init], point, env)
             self.finish(total, env)
+        return self.kernel(global_size(self.op), local_size(self.op))
+
+    def kernel(self, sizes: Sequence[int], local: Sequence[int] | None) -> ocl.KernelOp:
+        """The finished `ocl.kernel`: pointers instead of memrefs."""
         self.at.insert(ocl.ReturnOp())
         cse(self.entry)
         for arg in list(self.entry.args):
             assert isinstance(arg.type, MemRefType)
             Rewriter.replace_value_with_new_type(arg, ocl.PtrType(arg.type.element_type))
-        kernel = ocl.KernelOp(self.name, [a.type for a in self.entry.args],
-                              global_size(self.op), Region(self.entry))
-        return kernel
+        return ocl.KernelOp(self.name, [a.type for a in self.entry.args], sizes,
+                            Region(self.entry), local)
+
+    # ------------------------------------------------------------------ work-group reductions
+
+    def group_reduction(self) -> None:
+        """See the module docstring: strided partial results, a tree in local memory."""
+        lid = self.emit(ocl.LocalIdOp(0))
+        lid.name_hint = "lid"
+        env: Env = {d: self.index(0) for d in self.op.parallel_dims}
+        env.update(self.unflatten(self.emit(ocl.GroupIdOp(1)),
+                                  [d for d in self.op.parallel_dims if self.sizes[d] != 1]))
+        element = self.accumulator_type()
+        reduction = [d for d in self.order if d in self.op.reduction_dims]
+        flat = len(self.sizes)  # a dimension of its own: the flattened reduction
+        step = Loop(flat, lid, self.index(reduction_length(self.op)), self.group)
+
+        def point(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
+            env[flat].name_hint = "r"
+            env = {**env, **self.unflatten(env[flat], reduction)}
+            return [self.combine(carried[0], self.body_value(env))]
+
+        (partial,) = self.nest([step], [self.constant(self.identity(element), element)],
+                               point, env)
+        scratch = self.emit(ocl.LocalArrayOp(element, self.group))
+        scratch.name_hint = "partial"
+        self.at.insert(ocl.StoreOp(partial, scratch, lid))
+        half = self.group // 2
+        while half >= 1:
+            self.at.insert(ocl.BarrierOp("local"))
+            with self.when(arith.CmpiOp(lid, self.index(half), "ult")):
+                other = self.emit(arith.AddiOp(lid, self.index(half)))
+                mine = self.emit(ocl.LoadOp(scratch, lid))
+                theirs = self.emit(ocl.LoadOp(scratch, other))
+                self.at.insert(ocl.StoreOp(self.combine(mine, theirs), scratch, lid))
+            half //= 2
+        self.at.insert(ocl.BarrierOp("local"))
+        with self.when(arith.CmpiOp(lid, self.index(0), "eq")):
+            self.finish(self.emit(ocl.LoadOp(scratch, self.index(0))), env)
+
+    def unflatten(self, flat: SSAValue, dims: Sequence[int]) -> Env:
+        """Row-major indices of `dims` (the last fastest) from one linear index."""
+        env: Env = {}
+        rest = flat
+        for d in reversed(dims):
+            if d == dims[0]:
+                env[d] = rest
+            else:
+                size = self.index(self.sizes[d])
+                env[d] = self.emit(arith.RemUIOp(rest, size))
+                rest = self.emit(arith.DivUIOp(rest, size))
+            env[d].name_hint = f"i{d}"
+        return env
+
+    @contextmanager
+    def when(self, condition: Operation) -> Iterator[None]:
+        """Ops built inside the `with` go into an `scf.if` on `condition`."""
+        cond = self.emit(condition)
+        if_op = scf.IfOp(cond, [], Region(Block()))
+        self.at.insert(if_op)
+        outer, self.at = self.at, Builder(InsertPoint.at_end(if_op.true_region.block))
+        try:
+            yield
+        finally:
+            self.at.insert(scf.YieldOp())
+            self.at = outer
 
     def work_item(self) -> Env:
         """Each parallel dimension's index from the global ids (0 on unit dims)."""
@@ -166,20 +280,30 @@ def _tensor(t: Attribute) -> TensorType:
     return t
 
 
-def lower_kernel(op: KernelOp, name: str | None = None) -> ocl.KernelOp:
-    """The `ocl.kernel` computing `op` (named after it unless `name` is given)."""
-    return OpenCLKernelBuilder(op, name or op.sym_name.data).build_kernel()
+def lower_kernel(op: KernelOp, name: str | None = None, group: int = WORK_GROUP_SIZE,
+                 max_group_outputs: int = MAX_GROUP_OUTPUTS) -> ocl.KernelOp:
+    """The `ocl.kernel` computing `op` (named after it unless `name` is given); `group`:
+    the work-group size of work-group reductions (a power of two; 0: none)."""
+    if group & (group - 1):
+        raise OpenCLLoweringError(f"lower-to-opencl: work-group-size {group} must be a "
+                                  "power of two")
+    return OpenCLKernelBuilder(op, name or op.sym_name.data, group,
+                               max_group_outputs).build_kernel()
 
 
 @register_pass
 @dataclass(frozen=True)
 class LowerToOpenCLPass(ModulePass):
-    """lower-to-opencl: each kernel into an ocl.kernel (one work item per output element).
+    """lower-to-opencl: each kernel into an ocl.kernel (one work item per output element,
+    or a work-group per output for long reductions with few outputs).
 
-    The host functions launch them with ocl.enqueue.
+    The host functions launch them with ocl.enqueue. Options: `work-group-size`
+    (a power of two; 0 turns work-group reductions off) and `max-group-outputs`.
     """
 
     name = "lower-to-opencl"
+    work_group_size: int = WORK_GROUP_SIZE
+    max_group_outputs: int = MAX_GROUP_OUTPUTS
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         names = {o.sym_name.data for o in op.ops if isinstance(o, func.FuncOp | ocl.KernelOp)}
@@ -191,7 +315,8 @@ class LowerToOpenCLPass(ModulePass):
             host = kernel
             while (parent := host.parent_op()) is not None and not isinstance(parent, ModuleOp):
                 host = parent
-            op.body.block.insert_op_before(lower_kernel(kernel, name), host)
+            lowered = lower_kernel(kernel, name, self.work_group_size, self.max_group_outputs)
+            op.body.block.insert_op_before(lowered, host)
             launch = ocl.EnqueueOp(name, list(kernel.inputs), kernel.res.type)
             Builder(InsertPoint.before(kernel)).insert(launch)
             kernel.res.replace_all_uses_with(launch.res)
@@ -200,4 +325,4 @@ class LowerToOpenCLPass(ModulePass):
 
 
 __all__ = ["LowerToOpenCLPass", "OpenCLKernelBuilder", "OpenCLLoweringError", "global_size",
-           "lower_kernel"]
+           "local_size", "lower_kernel", "uses_group_reduction"]

@@ -29,7 +29,7 @@ from xdsl.ir import SSAValue
 from irtensor import dtypes, ir
 from irtensor.backend.opencl_printer import CProgram, print_program
 from irtensor.dialects.kernel import KernelOp
-from irtensor.passes.lower_to_opencl import lower_kernel
+from irtensor.passes.lower_to_opencl import WORK_GROUP_SIZE, lower_kernel
 from irtensor.runtime import STATS, cache
 from irtensor.runtime.llvm_device import compile_unit, debug_level
 
@@ -56,6 +56,7 @@ class CompiledKernel:
     name: str
     kernel: Any  # pyopencl.Kernel
     global_size: tuple[int, ...]
+    local_size: tuple[int, ...] | None
     program: CProgram
 
 
@@ -146,6 +147,13 @@ def supports_fp64(dev: Any) -> bool:
     return "cl_khr_fp64" in dev.extensions or bool(getattr(dev, "double_fp_config", 0))
 
 
+def work_group_size(dev: Any) -> int:
+    """The work-group size of work-group reductions: 128, or the device's largest power
+    of two below that."""
+    limit = min(WORK_GROUP_SIZE, int(dev.max_work_group_size), int(dev.max_work_item_sizes[0]))
+    return 1 << (limit.bit_length() - 1)
+
+
 # --------------------------------------------------------------------------- programs
 
 
@@ -157,7 +165,7 @@ def compile_kernel(kernel: KernelOp) -> CompiledKernel:
         if key in _MEMORY:
             STATS.cache_hits_memory += 1
             return _MEMORY[key]
-    lowered = lower_kernel(kernel)
+    lowered = lower_kernel(kernel, group=work_group_size(dev.device))
     program = print_program([lowered])
     if program.needs_fp64 and not supports_fp64(dev.device):
         raise OpenCLError(f"kernel @{kernel.sym_name.data} needs f64, which the OpenCL device "
@@ -165,10 +173,18 @@ def compile_kernel(kernel: KernelOp) -> CompiledKernel:
     built = build(program, dev)
     compiled = CompiledKernel(program.kernel_names[0],
                               getattr(built, program.kernel_names[0]),
-                              lowered.global_size, program)
+                              lowered.global_size, lowered.local_size, program)
     with _LOCK:
         _MEMORY[key] = compiled
     return compiled
+
+
+def opencl_source(module: ModuleOp) -> str:
+    """The OpenCL C of a kernel-level module's kernels, as device opencl builds them
+    (with the work-group size of the device when there is one)."""
+    group = WORK_GROUP_SIZE if unavailable() else work_group_size(device().device)
+    kernels = [op for op in module.walk() if isinstance(op, KernelOp)]
+    return print_program([lower_kernel(k, group=group) for k in kernels]).source
 
 
 def build(program: CProgram, dev: Device) -> Any:
@@ -263,7 +279,7 @@ def run(module: ModuleOp, inputs: Sequence[np.ndarray], fn: str = "main") -> lis
         compiled = compile_kernel(op)
         start = time.perf_counter()
         if int(np.prod(out.shape)):
-            compiled.kernel(dev.queue, compiled.global_size, None,
+            compiled.kernel(dev.queue, compiled.global_size, compiled.local_size,
                             *(env[v].buffer for v in op.inputs), out.buffer)
         STATS.kernels_run += 1
         if level >= 2:
@@ -274,11 +290,12 @@ def run(module: ModuleOp, inputs: Sequence[np.ndarray], fn: str = "main") -> lis
 
 
 def _report(op: KernelOp, kernel: CompiledKernel, seconds: float, level: int) -> None:
+    local = f" local {list(kernel.local_size)}" if kernel.local_size else ""
     sys.stderr.write(f"*** opencl {kernel.name:<24} {list(op.sizes)!s:<24} "
-                     f"range {list(kernel.global_size)!s:<16} {seconds * 1e3:9.3f} ms\n")
+                     f"range {list(kernel.global_size)!s:<16}{local} {seconds * 1e3:9.3f} ms\n")
     if level >= 4:
         sys.stderr.write(kernel.program.source + "\n")
 
 
-__all__ = ["CompiledKernel", "OpenCLError", "choose_device", "compile_kernel", "device", "run",
-           "supports_fp64", "unavailable"]
+__all__ = ["CompiledKernel", "OpenCLError", "choose_device", "compile_kernel", "device",
+           "opencl_source", "run", "supports_fp64", "unavailable"]

@@ -54,9 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="treat '// -----' separated chunks as independent inputs")
     p.add_argument("--run", action="store_true", help="execute @main after the pipeline")
     p.add_argument("--entry", default="main", help="function to run (default main)")
-    p.add_argument("--device", default="interp", choices=["interp", "llvm"],
-                   help="where --run executes: interp (the reference interpreter) or llvm "
-                        "(lowered with hl-to-kernel if needed, compiled, run)")
+    p.add_argument("--device", default="interp", choices=["interp", "llvm", "opencl"],
+                   help="where --run executes: interp (the reference interpreter), llvm or "
+                        "opencl (lowered with hl-to-kernel if needed, compiled, run)")
+    p.add_argument("--emit", default="mlir", choices=["mlir", "opencl"],
+                   help="print the IR (mlir) or the OpenCL C of its ocl.kernel ops (opencl)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="an input of --run, by argument name or position")
     p.add_argument("--seed", type=int, default=0, help="seed of random --run inputs")
@@ -101,7 +103,22 @@ def process(text: str, name: str, args: argparse.Namespace, line_offset: int = 0
     Pipeline(args.passes, instrumentation).run(module)
     if args.run:
         return run_entry(module, args)
+    if args.emit == "opencl":
+        return opencl_source(module)
     return ir.to_text(module, args.generic)
+
+
+def opencl_source(module: ModuleOp) -> str:
+    from irtensor.backend.opencl_printer import UnsupportedError, print_program
+    from irtensor.dialects import ocl
+
+    kernels = [op for op in module.walk() if isinstance(op, ocl.KernelOp)]
+    if not kernels:
+        raise UserError("--emit opencl: the module has no ocl.kernel (run lower-to-opencl)")
+    try:
+        return print_program(kernels).source
+    except UnsupportedError as e:
+        raise UserError(str(e)) from None
 
 
 def run_entry(module: ModuleOp, args: argparse.Namespace) -> str:
@@ -110,8 +127,8 @@ def run_entry(module: ModuleOp, args: argparse.Namespace) -> str:
     fn = find_function(module, args.entry)
     arrays = make_inputs(fn, args.input, args.seed)
     try:
-        if args.device == "llvm":
-            results = run_compiled(module, arrays, args.entry)
+        if args.device in ("llvm", "opencl"):
+            results = run_compiled(module, arrays, args.entry, args.device)
         else:
             results = run(module, arrays, fn=args.entry)
     except (ValueError, TypeError) as e:  # inputs that do not fit the function's types
@@ -123,14 +140,22 @@ def run_entry(module: ModuleOp, args: argparse.Namespace) -> str:
     return "\n".join(out) + "\n"
 
 
-def run_compiled(module: ModuleOp, arrays: list[np.ndarray], entry: str) -> list[np.ndarray]:
+def run_compiled(module: ModuleOp, arrays: list[np.ndarray], entry: str,
+                 device: str = "llvm") -> list[np.ndarray]:
     from irtensor.interp import _check_inputs
-    from irtensor.runtime import llvm_device
+    from irtensor.runtime import llvm_device, opencl_device
 
     _check_inputs(find_function(module, entry), arrays)
     lowered = module.clone()
-    Pipeline("default-llvm").run(lowered)
-    return llvm_device.run(lowered, arrays, entry)
+    Pipeline(f"default-{device}").run(lowered)
+    if device == "llvm":
+        return llvm_device.run(lowered, arrays, entry)
+    if (why := opencl_device.unavailable()) is not None:
+        raise UserError(f"--device opencl: no OpenCL device builds programs here: {why}")
+    try:
+        return opencl_device.run(lowered, arrays, entry)
+    except opencl_device.OpenCLError as e:
+        raise UserError(str(e)) from None
 
 
 def find_function(module: ModuleOp, name: str) -> func.FuncOp:

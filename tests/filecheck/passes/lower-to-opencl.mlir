@@ -66,3 +66,29 @@ func.func @row_max(%x: tensor<6x7xf32>) -> tensor<6x1xf32> {
   }
   func.return %0 : tensor<6x1xf32>
 }
+
+// A long reduction with few outputs: a work-group per output. The work items stride
+// over the reduction, meet in a local array, and combine as a tree with barriers.
+// CHECK-LABEL: ocl.kernel @r_2_4096_3 range [128, 2] local [128, 1]
+// CHECK:         %lid = ocl.local_id 0
+// CHECK-NEXT:    %i0 = ocl.group_id 1
+// CHECK-NEXT:    %[[PART:.*]] = scf.for %i1 = %lid to %c4096 step %c128 iter_args(%acc = %{{.*}}) -> (f32) {
+// CHECK:           arith.maximumf %acc
+// CHECK:         %partial = ocl.local_array 128 : !ocl.ptr<f32, local>
+// CHECK-NEXT:    ocl.store %[[PART]], %partial[%lid] : f32, !ocl.ptr<f32, local>
+// CHECK-NEXT:    ocl.barrier local
+// CHECK-NEXT:    %[[FIRST:.*]] = arith.cmpi ult, %lid, %c64 : index
+// CHECK-NEXT:    scf.if %[[FIRST]] {
+// CHECK:           arith.maximumf
+// CHECK-COUNT-7: ocl.barrier local
+// CHECK-NEXT:    %[[LEADER:.*]] = arith.cmpi eq, %lid, %c0 : index
+// CHECK-NEXT:    scf.if %[[LEADER]] {
+// CHECK-NEXT:      %[[TOP:.*]] = ocl.load %partial[%c0] : !ocl.ptr<f32, local> -> f32
+// CHECK-NEXT:      ocl.store %[[TOP]], %out[%i0] : f32, !ocl.ptr<f32, global>
+func.func @row_max_long(%x: tensor<2x4096xf32>) -> tensor<2xf32> {
+  %0 = kernel.kernel @r_2_4096(%x) space [2, 4096] reduce [1] max reads [#kernel.access<(d0, d1) -> (d0, d1)>] writes affine_map<(d0, d1) -> (d0)> : (tensor<2x4096xf32>) -> tensor<2xf32> {
+  ^bb0(%1: f32):
+    kernel.yield %1 : f32
+  }
+  func.return %0 : tensor<2xf32>
+}
