@@ -1,0 +1,84 @@
+"""Schedule search: candidates are valid schedules, the fastest is kept and remembered on
+disk, the kept schedule computes the same numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from irtensor.dialects.kernel import KernelOp, ScheduleAttr
+from irtensor.ir import parse
+from irtensor.pipeline import Pipeline
+from irtensor.runtime import llvm_device, search
+
+MATMUL = """
+func.func @main(%a: tensor<24x40xf32>, %b: tensor<40x56xf32>) -> tensor<24x56xf32> {
+  %0 = hl.matmul %a, %b : tensor<24x40xf32>, tensor<40x56xf32> -> tensor<24x56xf32>
+  func.return %0 : tensor<24x56xf32>
+}"""
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IRTENSOR_CACHE_DIR", str(tmp_path))
+
+
+def matmul_kernel() -> tuple[KernelOp, list[np.ndarray], np.ndarray]:
+    module = parse(MATMUL)
+    Pipeline("hl-to-kernel").run(module)
+    (kernel,) = [k for k in module.walk() if isinstance(k, KernelOp)]
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal((24, 40), np.float32), rng.standard_normal((40, 56), np.float32)]
+    return kernel, args, np.empty((24, 56), np.float32)
+
+
+def test_candidates_are_distinct_valid_schedules_the_models_first() -> None:
+    kernel, _, _ = matmul_kernel()
+    options = search.candidates(kernel, 12)
+    assert options[0] == kernel.schedule
+    assert 4 <= len(options) <= 12 and len(set(map(str, options))) == len(options)
+    for schedule in options:
+        assert kernel.schedule_problems(schedule) == []
+    assert len(search.candidates(kernel, 3)) == 3
+
+
+def test_the_fastest_is_kept_and_remembered(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    kernel, args, out = matmul_kernel()
+    options = search.candidates(kernel, 6)
+    fastest = options[3]
+    timed: list[ScheduleAttr] = []
+
+    def fake_timer(k: KernelOp, a: Sequence[np.ndarray], o: np.ndarray) -> float:
+        assert k.schedule is not None and k is not kernel
+        timed.append(k.schedule)
+        return 1.0 if k.schedule == fastest else 2.0 + len(timed)
+
+    monkeypatch.setattr(search, "PROGRESS_AFTER_S", 0.0)
+    assert search.best_schedule(kernel, args, out, 6, fake_timer) == fastest
+    assert timed == options
+    assert "search r_24_40_56" in capsys.readouterr().err
+
+    def no_timer(k: KernelOp, a: Sequence[np.ndarray], o: np.ndarray) -> float:
+        raise AssertionError("a remembered search times nothing")
+
+    assert search.best_schedule(kernel, args, out, 6, no_timer) == fastest
+
+
+def test_a_searched_schedule_computes_the_same_numbers() -> None:
+    kernel, args, out = matmul_kernel()
+    chosen = search.best_schedule(kernel, args, out, 4)
+    assert chosen is not None and chosen in search.candidates(kernel, 4)
+    llvm_device.call(llvm_device.compile_kernel(search.with_schedule(kernel, chosen)), args, out)
+    np.testing.assert_allclose(out, args[0] @ args[1], rtol=1e-5, atol=1e-4)
+    assert search.COUNTS["schedules_timed"] >= 4
+
+
+def test_search_width_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("IRTENSOR_SEARCH", raising=False)
+    assert search.search_width() == 0
+    monkeypatch.setenv("IRTENSOR_SEARCH", "8")
+    assert search.search_width() == 8
