@@ -230,3 +230,35 @@ def test_exp_kernel_is_vectorized_without_libm_calls() -> None:
     assert not re.search(r"\bcall", asm), "a call in the exp kernel"
     if llvm_jit.host_target().has("avx512f"):
         assert re.search(r"vfmadd\w+\s+.*zmm", asm), "no 512-bit FMA in the exp kernel"
+
+
+def test_f32_and_f64_intrinsics_in_one_kernel() -> None:
+    """f64 keeps LLVM's intrinsics; one kernel may use the same one on f32 and f64
+    (xDSL exports the llvm dialect's intrinsic ops unmangled, so f64 goes by name)."""
+    ops = ["sqrt", "absf", "floor", "ceil", "exp2", "log2", "sin", "rsqrt", "powf", "copysign"]
+    n = 64
+    x = np.linspace(0.25, 4.0, n).astype(np.float32)
+    body = []
+    for k, op in enumerate(ops):
+        operands = "%a, %a" if op in ("powf", "copysign") else "%a"
+        wide = operands.replace("%a", "%d")
+        body += [f"%s{k} = math.{op} {operands} : f32", f"%w{k} = math.{op} {wide} : f64",
+                 f"%n{k} = arith.truncf %w{k} : f64 to f32",
+                 f"%t{k} = arith.subf %s{k}, %n{k} : f32",
+                 f"%acc{k + 1} = arith.addf %acc{k}, %t{k} : f32"]
+    lines = "\n".join(body)
+    text = f"""func.func @k(%x: memref<{n}xf32>, %o: memref<{n}xf32>, %start: index,
+                            %stop: index) attributes {{irtensor.kernel}} {{
+      %c1 = arith.constant 1 : index
+      %acc0 = arith.constant 0.0 : f32
+      scf.for %i = %start to %stop step %c1 {{
+        %a = memref.load %x[%i] : memref<{n}xf32>
+        %d = arith.extf %a : f32 to f64
+        {lines}
+        memref.store %acc{len(ops)}, %o[%i] : memref<{n}xf32>
+      }}
+      func.return
+    }}"""
+    out = np.empty_like(x)
+    llvm_jit.compile_module(parse(text)).function("k")(x, out, 0, n)
+    assert np.abs(out).max() < 1e-5  # f32 and f64 results agree

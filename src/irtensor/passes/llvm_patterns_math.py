@@ -15,25 +15,25 @@ also keeps LLVM from asking for f16 library functions the JIT cannot resolve.
 from __future__ import annotations
 
 from xdsl.dialects import llvm, math
-from xdsl.dialects.builtin import f32
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import f32, f64
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from irtensor.passes.llvm_lowering import Emitter
 from irtensor.passes.llvm_patterns_arith import compute_type, from_compute, to_compute
 from irtensor.passes.llvm_vector_math import F32_VECTOR_MATH
 
-# math op -> the llvm dialect's own intrinsic op
-UNARY_OPS: dict[type[Operation], type[Operation]] = {
-    math.Exp2Op: llvm.FExp2Op,
-    math.Log2Op: llvm.FLog2Op,
-    math.SqrtOp: llvm.FSqrtOp,
-    math.SinOp: llvm.FSinOp,
-    math.CosOp: llvm.FCosOp,
-    math.ExpOp: llvm.FExpOp,
-    math.LogOp: llvm.FLogOp,
-    math.FloorOp: llvm.FFloorOp,
-    math.CeilOp: llvm.FCeilOp,
+# math op -> the llvm dialect's own intrinsic op, and the intrinsic's name
+UNARY_OPS: dict[type[Operation], tuple[type[Operation], str]] = {
+    math.Exp2Op: (llvm.FExp2Op, "exp2"),
+    math.Log2Op: (llvm.FLog2Op, "log2"),
+    math.SqrtOp: (llvm.FSqrtOp, "sqrt"),
+    math.SinOp: (llvm.FSinOp, "sin"),
+    math.CosOp: (llvm.FCosOp, "cos"),
+    math.ExpOp: (llvm.FExpOp, "exp"),
+    math.LogOp: (llvm.FLogOp, "log"),
+    math.FloorOp: (llvm.FFloorOp, "floor"),
+    math.CeilOp: (llvm.FCeilOp, "ceil"),
 }
 
 # math op -> an intrinsic the llvm dialect has no op for (llvm.call_intrinsic)
@@ -44,14 +44,27 @@ UNARY_INTRINSICS: dict[type[Operation], str] = {
     math.RoundEvenOp: "roundeven",
 }
 
-BINARY_OPS: dict[type[Operation], type[Operation]] = {
-    math.PowFOp: llvm.FPowOp,
-    math.CopySignOp: llvm.FCopySignOp,
+BINARY_OPS: dict[type[Operation], tuple[type[Operation], str]] = {
+    math.PowFOp: (llvm.FPowOp, "pow"),
+    math.CopySignOp: (llvm.FCopySignOp, "copysign"),
 }
 
 
 def _suffix(t: object) -> str:
     return "f64" if str(t) == "f64" else "f32"
+
+
+def intrinsic_op(e: Emitter, op: tuple[type[Operation], str], args: list[SSAValue],
+                 t: Attribute) -> SSAValue:
+    """The llvm dialect's intrinsic op on f32; on f64 `llvm.call_intrinsic` of the mangled
+    name: xDSL exports those ops under unmangled names (`llvm.fabs`), so a module with
+    both an f32 and an f64 use would declare one name with two types."""
+    cls, name = op
+    if t == f64:
+        return e.intrinsic(f"llvm.{name}.f64", args, t)
+    if cls is llvm.FAbsOp:
+        return e.emit(llvm.FAbsOp(args[0], t))
+    return e.emit(cls(*args))  # type: ignore[call-arg]
 
 
 class UnaryMathToLLVM(RewritePattern):
@@ -70,12 +83,13 @@ class UnaryMathToLLVM(RewritePattern):
         if ct == f32 and type(op) in F32_VECTOR_MATH:
             result = F32_VECTOR_MATH[type(op)](e, x)
         elif isinstance(op, math.AbsFOp):
-            result = e.emit(llvm.FAbsOp(x, ct))
+            result = intrinsic_op(e, (llvm.FAbsOp, "fabs"), [x], ct)
         elif isinstance(op, math.RsqrtOp):
             one = e.float_const(1.0, ct)
-            result = e.emit(llvm.FDivOp(one, e.emit(llvm.FSqrtOp(x))))
+            root = intrinsic_op(e, UNARY_OPS[math.SqrtOp], [x], ct)
+            result = e.emit(llvm.FDivOp(one, root))
         elif type(op) in UNARY_OPS:
-            result = e.emit(UNARY_OPS[type(op)](x))  # type: ignore[call-arg]
+            result = intrinsic_op(e, UNARY_OPS[type(op)], [x], ct)
         else:
             name = f"llvm.{UNARY_INTRINSICS[type(op)]}.{_suffix(ct)}"
             result = e.intrinsic(name, [x], ct)
@@ -92,7 +106,7 @@ class BinaryMathToLLVM(RewritePattern):
         e = Emitter(rewriter, op)
         t = op.results[0].type
         a, b = (to_compute(e, v, t) for v in e.values(op.operands))
-        e.finish(from_compute(e, e.emit(new(a, b)), t))  # type: ignore[call-arg]
+        e.finish(from_compute(e, intrinsic_op(e, new, [a, b], compute_type(t)), t))
 
 
 class FmaToLLVM(RewritePattern):
