@@ -3,11 +3,14 @@ and forms the kernels it promises."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32, f64, i1, i32, i64
+from xdsl.ir.affine import AffineMap
 
 from irtensor import ir
 from irtensor.dialects import kernel
@@ -134,6 +137,36 @@ def test_simplify_uses_the_ranges_of_the_dims() -> None:
     assert str(simplify((d0 * 4 + d1) % 4, [3, 4])) == "d1"
     assert str(simplify((d0 * 4 + d1) // 4, [3, 5])) != "d0"  # d1 may reach 4: kept
     assert bounds(d0 * -2 + 8, [5]) == (0, 8)
+    # a channel merged with its plane and taken apart again (group norm): the plain index
+    d2, d3 = AffineExpr.dimension(2), AffineExpr.dimension(3)
+    merged = d1 * 3136 + d2 * 56 + d3
+    group = (merged % 6272) // 3136 + (d1 // 2) * 2
+    assert str(simplify(group, [32, 64, 56, 56])) == "d1"
+    assert str(simplify((merged % 6272) // 56 % 56, [32, 64, 56, 56])) == "d2"
+    assert str(simplify((d0 * 4 + d1) % 6, [3, 4])) == "(((d0 * 4) + d1) mod 6)"
+
+
+@st.composite
+def affine_exprs(draw: st.DrawFn, rank: int, depth: int = 3) -> Any:
+    from xdsl.ir.affine import AffineExpr
+
+    if depth == 0 or draw(st.booleans()):
+        return AffineExpr.dimension(draw(st.integers(0, rank - 1))) * draw(st.integers(1, 9)) \
+            + draw(st.integers(0, 5))
+    a, b = draw(affine_exprs(rank, depth - 1)), draw(affine_exprs(rank, depth - 1))
+    n = draw(st.integers(1, 40))
+    return draw(st.sampled_from([a + b, a % n, a // n, a * draw(st.integers(1, 4)),
+                                 (a % n) + (a // n) * n]))
+
+
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=3).flatmap(
+    lambda sizes: st.tuples(st.just(sizes), affine_exprs(len(sizes)))))
+def test_simplify_keeps_the_value_at_every_point(case: tuple[list[int], Any]) -> None:
+    sizes, expr = case
+    simpler = simplify(expr, sizes)
+    for point in np.ndindex(*sizes):
+        assert AffineMap(len(sizes), 0, (simpler,)).eval(list(point), []) == \
+            AffineMap(len(sizes), 0, (expr,)).eval(list(point), []), (str(expr), str(simpler))
 
 
 def test_bounds_checker_catches_an_out_of_range_read() -> None:

@@ -244,9 +244,19 @@ def _simplify_mod(lhs: AffineExpr, n: int, sizes: Sequence[int]) -> AffineExpr:
             and isinstance(lhs.rhs, AffineConstantExpr) and lhs.rhs.value % n == 0):
         lhs = lhs.lhs
     terms, k = linear_terms(lhs)
-    reduced = _join([(c % n, atom) for c, atom in terms], k % n)  # n*x + r = r (mod n)
+    kept = [(c % n, atom) for c, atom in terms if c % n]
+    reduced = _join(kept, k % n)  # n*x + r = r (mod n)
     lo, hi = bounds(reduced, sizes)
-    return reduced if lo >= 0 and hi < n else reduced % n
+    if lo >= 0 and hi < n:
+        return reduced
+    # (c*x + r) mod (c*m) = c*(x mod m) + r when 0 <= r < c: a merged index taken apart
+    for i, (c, atom) in enumerate(kept):
+        others = _join([t for j, t in enumerate(kept) if j != i], k % n)
+        o_lo, o_hi = bounds(others, sizes)
+        if c > 1 and n % c == 0 and o_lo >= 0 and o_hi < c:
+            return _join([(c, _simplify_mod(atom, n // c, sizes)),
+                          *(t for j, t in enumerate(kept) if j != i)], k % n)
+    return reduced % n
 
 
 def _simplify_floordiv(lhs: AffineExpr, n: int, sizes: Sequence[int]) -> AffineExpr:

@@ -127,3 +127,17 @@ func.func @returned_view(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %0 = hl.permute %x [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
   func.return %0 : tensor<3x2xf32>
 }
+
+// Group-norm-like centring: x is reshaped to groups and back; the elementwise kernel reads
+// x itself (the merged index taken apart again simplifies to the plain index), and the
+// group mean at channel floordiv 2.
+// CHECK-LABEL: func.func @group_center
+// CHECK:         kernel.kernel @r_2_2_18(%x) space [2, 2, 18] reduce [2] sum
+// CHECK:         kernel.kernel @E_2_4_3_3(%x, %{{.*}}) space [2, 4, 3, 3] reads [#kernel.access<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, #kernel.access<(d0, d1, d2, d3) -> (d0, (d1 floordiv 2), 0)>]
+func.func @group_center(%x: tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32> {
+  %g = hl.reshape %x : tensor<2x4x3x3xf32> -> tensor<2x2x18xf32>
+  %m = hl.mean %g axes [2] keepdim : tensor<2x2x18xf32> -> tensor<2x2x1xf32>
+  %c = hl.sub %g, %m : tensor<2x2x18xf32>, tensor<2x2x1xf32> -> tensor<2x2x18xf32>
+  %r = hl.reshape %c : tensor<2x2x18xf32> -> tensor<2x4x3x3xf32>
+  func.return %r : tensor<2x4x3x3xf32>
+}
