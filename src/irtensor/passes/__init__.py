@@ -137,6 +137,7 @@ from irtensor.passes import (  # noqa: E402,F401 (registers them)
     lower_kernels_to_loops,
     lower_to_opencl,
     reorder_loops,
+    split_reductions,
 )
 
 register_pipeline(
@@ -144,7 +145,8 @@ register_pipeline(
     "hl ops into the ll op types, folded and cleaned up",
 )
 register_pipeline(
-    "hl-to-kernel", "hl-to-ll,fuse,cse,reorder-loops", "hl programs into scheduled, fused kernels"
+    "hl-to-kernel", "hl-to-ll,fuse,split-reductions,cse,reorder-loops",
+    "hl programs into scheduled, fused kernels",
 )
 # Realizing a tensor on a device runs `default-<device>`. On the interpreter a program runs
 # as the kernels a compiled device would run, so every realized tensor checks the compiler.
