@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +110,25 @@ def test_an_implementation_that_raises_is_reported_and_fails_the_case() -> None:
     assert result["impls"]["irtensor-llvm"]["ok"] and result["impls"]["numpy"]["ok"]
     assert "ERROR ZeroDivisionError" in report.table(
         {"cases": [result], "import_ms": 1.0, "startup_ms": 1.0, "loadavg": [0, 0, 0]})
+
+
+def test_a_slow_implementation_runs_fewer_repetitions() -> None:
+    (seed,) = [c for c in cases.cases(quick=True) if c.name == "seed_loop"]
+    seed.reps = 6
+    slow = frameworks.irtensor("llvm")
+    realize = slow.realize
+
+    def sleepy(t: object) -> object:
+        time.sleep(0.05)
+        return realize(t)
+
+    slow.realize = sleepy
+    result = measure.run_case(seed, [slow], {}, budget=0.12)
+    assert result["ok"]
+    assert 1 <= result["impls"]["irtensor-llvm"]["reps"] <= 2
+    assert result["impls"]["numpy"]["reps"] == 6
+    assert "reps)" in report.table({"cases": [result], "import_ms": 1.0, "startup_ms": 1.0,
+                                    "loadavg": [0, 0, 0]})
 
 
 @pytest.mark.parametrize("peer", ["torch", "tinygrad"])

@@ -20,6 +20,7 @@ from irtensor.bench.frameworks import Framework
 # An implementation's call: the result as numpy, and when its realize finished.
 Call = Callable[[], tuple[np.ndarray, float]]
 BUSY = 0.25  # cores kept busy by other processes above which a measurement is suspect
+BUDGET = 20.0  # seconds of timed repetitions one implementation may take in one case
 RANK = {"irtensor-llvm": 0, "irtensor-opencl": 1, "torch": 2, "tinygrad": 3, "numpy": 4}
 
 
@@ -125,9 +126,11 @@ def numpy_call(case: Case, arrays: Sequence[np.ndarray]) -> Call:
 
 
 def first_and_warm_up(call: Call, fw: Framework | None,
-                      judge: Callable[[np.ndarray], dict[str, Any]]) -> dict[str, Any]:
+                      judge: Callable[[np.ndarray], dict[str, Any]],
+                      budget: float = BUDGET) -> dict[str, Any]:
     """The first call (timed; for irtensor the pipeline and compiles, counted), two
-    warm-up calls, the kernels one warm call launches, and both results checked."""
+    warm-up calls (one when the first call took over `budget` seconds), the kernels the
+    last one launches (`warm_s`: how long it took), and both results checked."""
     entry: dict[str, Any] = {}
     gc.collect()
     stats0 = fw.runtime_stats() if fw and fw.runtime_stats else None
@@ -140,9 +143,12 @@ def first_and_warm_up(call: Call, fw: Framework | None,
         entry["kernels_compiled"] = int(entry["first_call_stats"]["kernels_compiled"])
     entry["checks"] = {"first": judge(got)}
     del got
-    call()
+    if entry["first_ms"] < budget * 1e3:
+        call()
     before = fw.kernels_run() if fw and fw.kernels_run else None
+    start = time.perf_counter()
     got, _ = call()
+    entry["warm_s"] = time.perf_counter() - start
     if fw and fw.kernels_run and before is not None:
         entry["kernels"] = fw.kernels_run() - before
     entry["checks"]["warm"] = judge(got)
@@ -150,12 +156,15 @@ def first_and_warm_up(call: Call, fw: Framework | None,
     return entry
 
 
-def measure(calls: dict[str, Call], reps: int, large: bool) -> dict[str, Timing]:
-    """`reps` repetitions; each runs every implementation once, in a rotating order."""
+def measure(calls: dict[str, Call], reps: dict[str, int], large: bool) -> dict[str, Timing]:
+    """Repetitions in which every implementation runs once, in a rotating order, until
+    each has run its `reps`."""
     timings = {name: Timing() for name in calls}
     names = list(calls)
-    for rep in range(reps if names else 0):
+    for rep in range(max(reps.values(), default=0)):
         for name in names[rep % len(names):] + names[:rep % len(names)]:
+            if rep >= reps[name]:
+                continue
             if large:
                 gc.collect()  # outside the timing; irtensor's graphs hold cycles
             c0, t0 = time.process_time(), time.perf_counter()
@@ -167,7 +176,7 @@ def measure(calls: dict[str, Call], reps: int, large: bool) -> dict[str, Timing]
     return timings
 
 
-def measure_quietly(calls: dict[str, Call], reps: int, large: bool,
+def measure_quietly(calls: dict[str, Call], reps: dict[str, int], large: bool,
                     quiet_wait: float) -> tuple[dict[str, Timing], float | None, int]:
     """measure(); with `quiet_wait`, repeat (twice at most) when other processes were busy
     and keep the quieter set. Returns the timings, the foreign load, the attempts."""
@@ -185,8 +194,10 @@ def measure_quietly(calls: dict[str, Call], reps: int, large: bool,
 
 
 def run_case(case: Case, frameworks: Sequence[Framework], unavailable: dict[str, str],
-             quiet_wait: float = 0.0) -> dict[str, Any]:
-    """Every implementation of `case`, side by side; the JSON-ready result."""
+             quiet_wait: float = 0.0, budget: float = BUDGET) -> dict[str, Any]:
+    """Every implementation of `case`, side by side; the JSON-ready result. An
+    implementation whose warm call takes longer than `budget` / `case.reps` seconds runs
+    fewer repetitions (one at least), so that a slow one cannot hold up the run."""
     arrays = case.make(np.random.default_rng(0))
     ref = np.asarray(case.numpy([a.astype(np.float64) for a in arrays]), np.float64)
     scale = np.asarray(case.scale([a.astype(np.float64) for a in arrays], ref), np.float64)
@@ -206,12 +217,14 @@ def run_case(case: Case, frameworks: Sequence[Framework], unavailable: dict[str,
     for name, fw in sorted(candidates, key=lambda c: c[0] == "numpy"):  # numpy last
         try:
             call = tensor_call(case, fw, arrays) if fw else numpy_call(case, arrays)
-            impls[name] = first_and_warm_up(call, fw, judge)
+            impls[name] = first_and_warm_up(call, fw, judge, budget)
             calls[name] = call
         except Exception as e:  # reported; the other implementations still run
             impls[name] = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
     large = case.bytes_moved + case.flops > 1 << 20
-    timings, foreign, attempts = measure_quietly(calls, case.reps, large, quiet_wait)
+    reps = {name: max(1, min(case.reps, int(budget / max(impls[name]["warm_s"], 1e-9))))
+            for name in calls}
+    timings, foreign, attempts = measure_quietly(calls, reps, large, quiet_wait)
     for name, timing in timings.items():
         impls[name].update(summary(case, timing))
     numpy_ms = impls.get("numpy", {}).get("ms")
@@ -259,7 +272,7 @@ def counts(impl: str) -> bool:
 
 def summary(case: Case, timing: Timing) -> dict[str, Any]:
     ms = timing.median_ms()
-    out: dict[str, Any] = {"ms": ms, "min_ms": min(timing.wall) * 1e3,
+    out: dict[str, Any] = {"ms": ms, "reps": len(timing.wall), "min_ms": min(timing.wall) * 1e3,
                            "all_ms": [t * 1e3 for t in timing.wall],
                            "realize_ms": statistics.median(timing.realize) * 1e3,
                            "cpu_util": timing.cpu_util()}

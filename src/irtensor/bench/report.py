@@ -31,12 +31,13 @@ def _check(entry: dict[str, Any]) -> str:
     return "ok" if not failed else "FAIL " + "; ".join(failed)
 
 
-def impl_row(name: str, entry: dict[str, Any]) -> list[str]:
+def impl_row(name: str, entry: dict[str, Any], reps: int) -> list[str]:
     if "ms" not in entry:
         return ["", name, *["-"] * (len(HEAD) - 3), _check(entry)]
     metric = entry.get("metric")
     ratio = entry.get("ratio_numpy")
-    return ["", name, _kernels(entry), _ms(entry.get("first_ms")), _ms(entry["ms"]),
+    warm = _ms(entry["ms"]) + (f" ({entry['reps']} reps)" if entry["reps"] < reps else "")
+    return ["", name, _kernels(entry), _ms(entry.get("first_ms")), warm,
             f"{ratio:.2f}" if ratio else "-",
             f"{metric[1]:.3g} {metric[0]}" if metric else "-",
             f"{entry['cpu_util']:.2f}", "", _check(entry)]
@@ -45,7 +46,7 @@ def impl_row(name: str, entry: dict[str, Any]) -> list[str]:
 def case_rows(case: dict[str, Any]) -> list[list[str]]:
     rows = []
     for name, entry in case["impls"].items():
-        rows.append(impl_row(name, entry))
+        rows.append(impl_row(name, entry, case.get("reps", 0)))
     if not rows:
         return [[case["name"], *["-"] * (len(HEAD) - 1)]]
     rows[0][0] = case["name"]

@@ -20,7 +20,7 @@ import numpy as np
 
 from irtensor.bench import cases as case_list
 from irtensor.bench import frameworks, report
-from irtensor.bench.measure import BUSY, first_calls, run_case
+from irtensor.bench.measure import BUDGET, BUSY, first_calls, run_case
 
 DEVICES = ("llvm", "opencl")
 THREAD_VARS = ("IRTENSOR_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
@@ -92,7 +92,7 @@ def child(args: argparse.Namespace) -> int:
             if args.first_calls_only:
                 result = first_calls(case, [f for f in chosen if f.runtime_stats])
             else:
-                result = run_case(case, chosen, unavailable, args.quiet_wait)
+                result = run_case(case, chosen, unavailable, args.quiet_wait, args.budget)
         except Exception as e:  # a broken case is reported, the others still run
             result = {"name": case.name, "title": case.title, "ok": False, "impls": {},
                       "error": f"{type(e).__name__}: {e}"}
@@ -135,6 +135,7 @@ def child_command(args: argparse.Namespace, threads: int, out: Path) -> list[str
         command += ["--reps", str(args.reps)]
     if args.quiet_wait:
         command += ["--quiet-wait", str(args.quiet_wait)]
+    command += ["--budget", str(args.budget)]
     if not args.peers:
         command.append("--no-peers")
     return command
@@ -220,6 +221,9 @@ def parser(prog: str = "irtensor bench") -> argparse.ArgumentParser:
     p.add_argument("--threads-sweep", action="store_true",
                    help="run everything with 1 thread, then with --threads")
     p.add_argument("--reps", type=int, help="repetitions per case (overrides the defaults)")
+    p.add_argument("--budget", type=float, default=BUDGET, metavar="SECONDS",
+                   help="timed seconds one implementation may take in one case: a slower "
+                        f"one runs fewer repetitions, one at least (default {BUDGET:g})")
     p.add_argument("--quiet-wait", type=float, default=0.0, metavar="SECONDS",
                    help="before each case, wait up to this long for other processes to use "
                         f"under {BUSY} cores; if they used more during the repetitions, "
