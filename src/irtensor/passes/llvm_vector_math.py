@@ -39,11 +39,13 @@ polynomials are not written yet.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 from xdsl.dialects import llvm, math
 from xdsl.dialects.builtin import f32, f64, i32, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
 
 from irtensor.passes.llvm_lowering import Emitter
 
@@ -89,26 +91,47 @@ COS_C = tuple((-1) ** (k + 1) / _f for k, _f in enumerate(
     (2.0, 24.0, 720.0, 40320.0, 3628800.0, 479001600.0)))
 
 
+# Constants of each function, made once at the start of its entry block: every math op
+# of a kernel shares them, so xDSL builds (and its rewriter revisits) fewer ops.
+_POOLS: weakref.WeakKeyDictionary[Block, dict[tuple[str, object, float | int], V]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _entry_block(op: Operation) -> Block | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, llvm.FuncOp):
+        parent = parent.parent_op()
+    return parent.body.blocks[0] if parent is not None and parent.body.blocks else None
+
+
 class Floats:
     """Float arithmetic of one type on an `Emitter`, so the algorithms read as formulas."""
 
     def __init__(self, e: Emitter, t: Attribute):
         self.e, self.t = e, t
         self.int_t = i32 if t == f32 else i64
-        # one constant op per value: fewer ops for xDSL to build and LLVM to fold
-        self._constants: dict[tuple[str, float | int], V] = {}
+        self.entry = _entry_block(e.op)
+        self.pool = _POOLS.setdefault(self.entry, {}) if self.entry is not None else {}
+
+    def _constant(self, key: tuple[str, object, float | int], make: Callable[[], V]) -> V:
+        known = self.pool.get(key)
+        if known is not None and known.owner.parent is self.entry:  # type: ignore[union-attr]
+            return known
+        value = make()
+        if self.entry is not None:  # made before the matched op, moved to the top
+            constant = value.owner
+            assert isinstance(constant, Operation)
+            constant.detach()
+            self.e.rewriter.insert(constant, InsertPoint.at_start(self.entry))
+        self.pool[key] = value
+        return value
 
     def c(self, value: float) -> V:
-        key = ("f", value)
-        if key not in self._constants:
-            self._constants[key] = self.e.float_const(value, self.t)
-        return self._constants[key]
+        return self._constant(("f", self.t, value), lambda: self.e.float_const(value, self.t))
 
     def i(self, value: int) -> V:
-        key = ("i", value)
-        if key not in self._constants:
-            self._constants[key] = self.e.int_const(value, self.int_t)
-        return self._constants[key]
+        return self._constant(("i", self.int_t, value),
+                              lambda: self.e.int_const(value, self.int_t))
 
     def add(self, a: V, b: V) -> V:
         return self.e.emit(llvm.FAddOp(a, b))

@@ -2,7 +2,8 @@
 // arithmetic that the loop vectorizer can vectorize: no llvm.exp2 intrinsic, which
 // would become one libm call per vector lane. exp2(x) = 2^n * p(r): clamp (NaN
 // goes low, and is put back at the end), round to an integer with the 1.5 * 2^23
-// trick, an FMA Horner polynomial, then 2^n as two exponent-field scalings.
+// trick, an FMA Horner polynomial, then 2^n as two exponent-field scalings. The
+// constants are made once, at the top of the function, for all math ops to share.
 // f64 keeps the intrinsic (libm).
 // RUN: irtensor-opt %s -p convert-to-llvm | filecheck %s
 
@@ -18,12 +19,15 @@ func.func @exp2(%in0: memref<64xf32>, %out: memref<64xf32>, %start: index, %stop
 // CHECK-LABEL: llvm.func @exp2
 // CHECK-NOT:     llvm.intr.exp2
 // CHECK-NOT:     llvm.call
+// CHECK-DAG:     %[[MAGIC:.*]] = llvm.mlir.constant(0x4B400000 : f32) : f32
+// CHECK-DAG:     %[[HIGH:.*]] = llvm.mlir.constant(1.290000e+02 : f32) : f32
+// CHECK-DAG:     %[[LOW:.*]] = llvm.mlir.constant(-1.510000e+02 : f32) : f32
+// CHECK:         llvm.br
 // CHECK:         %x = llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK:         %[[LOW:.*]] = llvm.mlir.constant(-1.510000e+02 : f32) : f32
 // CHECK-NEXT:    %[[IS_LOW:.*]] = llvm.fcmp "ult" %x, %[[LOW]] : f32
 // CHECK-NEXT:    %[[X1:.*]] = llvm.select %[[IS_LOW]], %[[LOW]], %x : i1, f32
-// CHECK:         %[[XC:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[X1]] : i1, f32
-// CHECK:         %[[MAGIC:.*]] = llvm.mlir.constant(0x4B400000 : f32) : f32
+// CHECK-NEXT:    %[[IS_HIGH:.*]] = llvm.fcmp "ogt" %[[X1]], %[[HIGH]] : f32
+// CHECK-NEXT:    %[[XC:.*]] = llvm.select %[[IS_HIGH]], %[[HIGH]], %[[X1]] : i1, f32
 // CHECK-NEXT:    %[[SHIFTED:.*]] = llvm.fadd %[[XC]], %[[MAGIC]] : f32
 // CHECK-NEXT:    %[[N:.*]] = llvm.fsub %[[SHIFTED]], %[[MAGIC]] : f32
 // CHECK-NEXT:    %[[BITS:.*]] = llvm.bitcast %[[SHIFTED]] : f32 to i32
