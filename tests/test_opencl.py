@@ -8,6 +8,7 @@ IRTENSOR_REQUIRE_OPENCL=1 (CI), where that is an error.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -390,3 +391,44 @@ def test_tensor_ir_opencl_is_the_c_the_device_builds() -> None:
     assert source.startswith("/* range [2] */\n__kernel void r_2_3(")
     assert "for (long i1 = 0; i1 < 3; i1++)" in source
     np.testing.assert_array_equal((x * x).sum(axis=1).numpy(), [5.0, 50.0])
+
+
+def ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Distance in units of the last place of f32 (NaN to NaN and inf to inf: 0)."""
+    def ordered(a: np.ndarray) -> np.ndarray:
+        bits = a.view(np.int32).astype(np.int64)
+        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
+    same = (np.isnan(got) & np.isnan(want)) | (got == want)
+    return np.where(same, 0, np.abs(ordered(got) - ordered(want)))
+
+
+def f32_sweep() -> np.ndarray:
+    """Every 509th f32 bit pattern (both signs, subnormals, inf, NaN) and the edge cases."""
+    bits = np.arange(0, 2**32, 509, dtype=np.uint64).astype(np.uint32)
+    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.17549435e-38,
+                      127.99999, 128.0, -126.0, -149.0, -150.0, -151.0, 1.0, 0.5, 2.0],
+                     np.float32)
+    return np.concatenate([bits.view(np.float32), edges])
+
+
+@needs_opencl
+@pytest.mark.parametrize(("op", "reference", "max_ulps"), [
+    ("exp2", np.exp2, 2), ("log2", np.log2, 2)])
+def test_float_exp2_and_log2_are_accurate_polynomials(op: str, reference: Callable[
+        [np.ndarray], np.ndarray], max_ulps: int) -> None:
+    x = f32_sweep()
+    n = x.size
+    module = parse(f"""
+    func.func @main(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+      %y = hl.{op} %x : tensor<{n}xf32>
+      func.return %y : tensor<{n}xf32>
+    }}""")
+    Pipeline("hl-to-kernel").run(module)
+    (kernel,) = [k for k in module.walk() if isinstance(k, KernelOp)]
+    assert f"irt_{op}(" in print_program([lower_kernel(kernel)]).source
+    (got,) = opencl_device.run(module, [x])
+    with np.errstate(all="ignore"):
+        want = reference(x)
+    errors = ulps(got, want)
+    worst = int(np.argmax(errors))
+    assert errors.max() <= max_ulps, f"{op}({x[worst]!r}) = {got[worst]!r}, numpy {want[worst]!r}"

@@ -38,6 +38,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from irtensor.dialects import ocl
+from irtensor.passes.llvm_vector_math import (
+    EXP2_Q,
+    INV_LN2_HI,
+    INV_LN2_LO,
+    LOG2_Q,
+    MIN_NORMAL,
+    SQRT_HALF_BITS,
+)
 
 
 class UnsupportedError(ValueError):
@@ -111,6 +119,50 @@ static inline float irt_round_bf16(float x) {{
   return irt_from_bf16(irt_to_bf16(x));
 }}""",
 }
+
+
+def _horner(name: str, x: str, coefficients: Sequence[float]) -> str:
+    """`name = c0 + x*(c1 + x*(...))` as C statements, one fma per step."""
+    lines = [f"  float {name} = {coefficients[-1]!r}f;"]
+    lines += [f"  {name} = fma({name}, {x}, {c!r}f);" for c in reversed(coefficients[:-1])]
+    return "\n".join(lines)
+
+
+# exp2 and log2 of floats as polynomials (the coefficients and reductions of the LLVM
+# lowering, irtensor.passes.llvm_vector_math): an OpenCL compiler vectorises them across
+# work items, where its own exp2/log2 may run once per item (PoCL: 9x slower).
+EXP2_F32 = f"""#pragma OPENCL FP_CONTRACT OFF
+static inline float irt_exp2(float x) {{  /* 2^x = 2^n * 2^r, |r| <= 1/2 */
+  float xc = fmin(fmax(x, -151.0f), 129.0f);
+  float nf = rint(xc);
+  float r = xc - nf;
+{_horner("q", "r", EXP2_Q)}
+  float p = fma(r, q, 1.0f);
+  int n = (int)nf;
+  int h = n >> 1;  /* two scalings: a subnormal result is rounded once */
+  float y = p * as_float((h + 127) << 23) * as_float((n - h + 127) << 23);
+  return isnan(x) ? x : y;
+}}
+#pragma OPENCL FP_CONTRACT ON"""
+
+LOG2_F32 = f"""#pragma OPENCL FP_CONTRACT OFF
+static inline float irt_log2(float x) {{  /* x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt(2)) */
+  bool tiny = x < {MIN_NORMAL!r}f;
+  int bits = as_int(tiny ? x * 8388608.0f : x);
+  int e = (bits - {SQRT_HALF_BITS:#x}) >> 23;
+  float f = as_float(bits - (e << 23)) - 1.0f;
+  float ef = (float)(e - (tiny ? 23 : 0));
+  float t = f * {INV_LN2_HI!r}f;
+  float t_err = fma(f, {INV_LN2_HI!r}f, -t);
+{_horner("q", "f", LOG2_Q)}
+  float tail = fma(f * f, q, fma(f, {INV_LN2_LO!r}f, t_err));
+  float hi = ef + t;
+  float lo = t - (hi - ef);
+  float special = x == 0.0f ? -INFINITY : (x < 0.0f ? NAN : x + x);
+  return (x > 0.0f && x < INFINITY) ? hi + (lo + tail) : special;
+}}
+#pragma OPENCL FP_CONTRACT ON"""
+
 INT_MIN = {"int": "(-2147483647 - 1)", "long": "(-9223372036854775807L - 1L)"}
 INT_LIMIT = {"int": "2147483648.0", "long": "9223372036854775808.0"}
 
@@ -230,7 +282,11 @@ class OpenCLPrinter:
             handler(self, op)
         elif type(op) in MATH:
             (x,) = op.operands
-            self.define(op.results[0], f"{MATH[type(op)]}({self.name(x)})")
+            fn = MATH[type(op)]
+            if fn in ("exp2", "log2") and self.ctype(x.type) == "float":
+                self.helpers.setdefault(fn, EXP2_F32 if fn == "exp2" else LOG2_F32)
+                fn = f"irt_{fn}"
+            self.define(op.results[0], f"{fn}({self.name(x)})")
         else:
             self.define(op.results[0], self.expression(op))
 
