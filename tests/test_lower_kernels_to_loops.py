@@ -32,7 +32,17 @@ from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects import math as xmath
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType, ModuleOp, f32, i1, i32, i64
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    f32,
+    i1,
+    i32,
+    i64,
+)
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters import register_implementations
 from xdsl.interpreters.math import MathFunctions
@@ -81,7 +91,11 @@ def from_numpy_scalar(value: Any, t: Attribute) -> Attribute:
 
 def numpy_impl(self: InterpreterFunctions, interp: Interpreter, op: Operation,
                args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """One scalar op with numpy at its element type, as kernel_impls runs it."""
+    """One scalar op with numpy at its element type, as kernel_impls runs it (index
+    min/max, the bounds of tiles, on Python ints)."""
+    if isinstance(op.results[0].type, IndexType):
+        pick = min if isinstance(op, arith.MinSIOp) else max
+        return (pick(args, key=lambda a: a.value.data),)
     values = [to_numpy_scalar(a, v.type) for a, v in zip(args, op.operands, strict=True)]
     t = op.results[0].type
     with np.errstate(all="ignore"):

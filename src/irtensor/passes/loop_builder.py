@@ -21,7 +21,16 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, TensorType, UnitAttr
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    TensorType,
+    UnitAttr,
+    f32,
+    f64,
+)
+from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -69,23 +78,71 @@ def outer_extent(op: KernelOp) -> int:
 
 @dataclass(frozen=True)
 class Loop:
-    """One `scf.for` of a nest: dimension `dim` from `lower` to `upper`, step 1.
-
-    Tiling would give a dimension two loops (a tile loop and a point loop, the
-    index being their sum); `loops_for` is where that plan would be made."""
+    """One `scf.for` of a nest with bounds already built: dimension `dim` from `lower`
+    to `upper`, by `step` (a register block's loop steps over its blocks)."""
 
     dim: int
     lower: SSAValue
     upper: SSAValue
+    step: int = 1
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One `scf.for` of a tiled nest, its bounds built where it is placed (they may
+    use the tile loops around it). `kind` "full": the dimension's whole range
+    (`[start, stop)` for the order's outermost dimension, else `[0, size)`);
+    "tile": that range in steps of `tile` (the tile's first index, not a point);
+    "point": one tile, `[t, min(t + tile, end))` for the tile loop's `t`."""
+
+    dim: int
+    kind: str = "full"
+    tile: int = 0
+
+
+AnyLoop = Loop | Planned
+
+
+def tile_key(dim: int) -> int:
+    """Where a tile loop's index sits in an `Env` (points use the dims, >= 0)."""
+    return -1 - dim
+
+
+def tiles_of(op: KernelOp) -> tuple[int, ...]:
+    """The schedule's tile per dimension (0: untiled); a tile as large as its
+    dimension is no tile."""
+    if op.schedule is None:
+        return (0,) * len(op.sizes)
+    return tuple(t if 0 < t < s else 0 for t, s in zip(op.schedule.tile_sizes, op.sizes,
+                                                      strict=True))
+
+
+def is_contraction(op: KernelOp) -> bool:
+    """A float sum whose body yields a product (matmul, conv): each product may be
+    fused with its addition (`contract`: one rounding instead of two)."""
+    body_yield = op.body.block.last_op
+    if not isinstance(body_yield, YieldOp) or op.combiner is None:
+        return False
+    product = body_yield.value.owner
+    return (op.combiner.data == "sum" and isinstance(product, arith.MulfOp)
+            and product.result.type in (f32, f64))
 
 
 class KernelFunction:
     """Builds the loop function of one kernel."""
 
+    # Class-level defaults, so builders that extend this one with their own __init__
+    # (lower-to-opencl) get the plain behaviour: no tiles, no contraction.
+    tiles: tuple[int, ...] = ()
+    contract: bool = False
+    read_cache: dict[tuple[object, ...], SSAValue] | None = None
+
     def __init__(self, op: KernelOp, name: str, fast_reductions: bool = True):
         self.op, self.name = op, name
         self.sizes = op.sizes
         self.order = loop_order(op)
+        self.tiles = tiles_of(op)
+        self.contract = is_contraction(op)
         self.fast_reductions = fast_reductions
         types = [memref_of(v.type) for v in op.inputs]
         self.entry = Block(arg_types=[*types, memref_of(op.res.type), IndexType(), IndexType()])
@@ -104,8 +161,13 @@ class KernelFunction:
     # ------------------------------------------------------------------ the function
 
     def build(self) -> func.FuncOp:
+        from irtensor.passes.register_block import RegisterBlock
+
+        block = RegisterBlock(self)
         if not self.op.reduction_dims:
-            self.nest(self.loops_for(self.order), [], self.store_point)
+            self.nest(self.plan(self.order), [], self.store_point)
+        elif self.fast_reductions and block.applies():
+            block.build()
         elif self.fast_reductions and self.reductions_innermost():
             self.reduce_in_registers()
         else:
@@ -118,23 +180,57 @@ class KernelFunction:
         return function
 
     def reductions_innermost(self) -> bool:
-        n = len(self.op.reduction_dims)
-        return set(self.order[len(self.order) - n:]) == set(self.op.reduction_dims)
+        """The reduction loops innermost and untiled (a tiled one has a tile loop outside)."""
+        reductions = self.op.reduction_dims
+        if any(self.tile(d) for d in reductions):
+            return False
+        n = len(reductions)
+        return set(self.order[len(self.order) - n:]) == set(reductions)
 
     def parallel_order(self) -> list[int]:
         return [d for d in self.order if d not in self.op.reduction_dims]
 
-    def loops_for(self, dims: Sequence[int]) -> list[Loop]:
-        """Loops over `dims` (in this order); the order's outermost dim runs [start, stop)."""
-        loops = []
-        for d in dims:
-            if d == self.order[0]:
-                loops.append(Loop(d, self.start, self.stop))
-            else:
-                loops.append(Loop(d, self.index(0), self.index(self.sizes[d])))
-        return loops
+    def tile(self, dim: int) -> int:
+        return self.tiles[dim] if self.tiles else 0
 
-    def nest(self, loops: Sequence[Loop], inits: Sequence[SSAValue], inner: Inner,
+    def plan(self, dims: Sequence[int]) -> list[Planned]:
+        """The loops over `dims` (taken in the schedule's order), tiled by MLIR's
+        convention: the tile loops of the tiled dims first, then one loop per dim
+        (over one tile where tiled, else over the whole range)."""
+        ordered = [d for d in self.order if d in dims]
+        tile_loops = [Planned(d, "tile", self.tile(d)) for d in ordered if self.tile(d)]
+        return [*tile_loops,
+                *(Planned(d, "point", self.tile(d)) if self.tile(d) else Planned(d)
+                  for d in ordered)]
+
+    def loops_for(self, dims: Sequence[int]) -> list[Loop]:
+        """Untiled loops over `dims` (in this order); the order's outermost dim runs
+        [start, stop)."""
+        return [Loop(d, *self.dim_range(d)) for d in dims]
+
+    def dim_range(self, dim: int) -> tuple[SSAValue, SSAValue]:
+        """[start, stop) for the order's outermost dimension, [0, size) for the others."""
+        if dim == self.order[0]:
+            return self.start, self.stop
+        return self.index(0), self.index(self.sizes[dim])
+
+    def point_range(self, dim: int, env: Env) -> tuple[SSAValue, SSAValue]:
+        """The points of `dim` inside the current tile (its whole range untiled)."""
+        lower, upper = self.dim_range(dim)
+        if not self.tile(dim):
+            return lower, upper
+        first = env[tile_key(dim)]
+        end = self.emit(arith.AddiOp(first, self.index(self.tile(dim))))
+        return first, self.emit(arith.MinSIOp(end, upper))
+
+    def bounds(self, loop: AnyLoop, env: Env) -> tuple[SSAValue, SSAValue, SSAValue]:
+        if isinstance(loop, Loop):
+            return loop.lower, loop.upper, self.index(loop.step)
+        if loop.kind == "tile":
+            return *self.dim_range(loop.dim), self.index(loop.tile)
+        return *self.point_range(loop.dim, env), self.index(1)
+
+    def nest(self, loops: Sequence[AnyLoop], inits: Sequence[SSAValue], inner: Inner,
              env: Env | None = None) -> list[SSAValue]:
         """`loops` nested, outermost first, carrying `inits` as iter_args; `inner`
         builds the innermost body and returns the values it carries on."""
@@ -142,14 +238,16 @@ class KernelFunction:
         if not loops:
             return inner(env, list(inits))
         loop = loops[0]
+        lower, upper, step = self.bounds(loop, env)
+        is_tile = isinstance(loop, Planned) and loop.kind == "tile"
         block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
-        block.args[0].name_hint = f"i{loop.dim}"
+        block.args[0].name_hint = f"t{loop.dim}" if is_tile else f"i{loop.dim}"
         for arg in block.args[1:]:
             arg.name_hint = "acc"
-        for_op = scf.ForOp(loop.lower, loop.upper, self.index(1), list(inits), block)
+        for_op = scf.ForOp(lower, upper, step, list(inits), block)
         self.at.insert(for_op)
         outer, self.at = self.at, Builder(InsertPoint.at_end(block))
-        env[loop.dim] = block.args[0]
+        env[tile_key(loop.dim) if is_tile else loop.dim] = block.args[0]
         carried = self.nest(loops[1:], list(block.args[1:]), inner, env)
         self.at.insert(scf.YieldOp(*carried))
         self.at = outer
@@ -173,22 +271,24 @@ class KernelFunction:
 
         def per_output(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
             init = self.constant(self.identity(element), element)
-            (total,) = self.nest(self.loops_for(reduction), [init], point, env)
+            (total,) = self.nest(self.plan(reduction), [init], point, env)
             self.finish(total, env)
             return []
 
-        self.nest(self.loops_for(self.parallel_order()), [], per_output)
+        self.nest(self.plan(self.parallel_order()), [], per_output)
 
     def reduce_in_memory(self) -> None:
-        """Any loop order. Inside the parallel loops that come before the first reduction
-        loop (none when a reduction loop is outermost), over the other parallel dims:
-        initialise an accumulator buffer, combine into it at every point of the remaining
-        loops, then store it through the epilogue."""
+        """Any loop order and tiles. Inside the loops that come before the first loop
+        of a reduction dimension (tile or point loop; none when one is outermost), over
+        the points of the parallel dims that have loops after it: initialise an
+        accumulator buffer, combine into it at every point of the remaining loops,
+        then store it through the epilogue."""
         element = self.accumulator_type()
-        first = min(self.order.index(d) for d in self.op.reduction_dims)
-        outer, rest = self.order[:first], self.order[first:]
-        inner = [d for d in rest if d not in self.op.reduction_dims]
-        self.accumulated = sorted(inner)
+        loops = self.plan(self.order)
+        first = next(i for i, loop in enumerate(loops) if loop.dim in self.op.reduction_dims)
+        outer, rest = loops[:first], loops[first:]
+        inner_loops = [loop for loop in rest if loop.dim not in self.op.reduction_dims]
+        self.accumulated = sorted({loop.dim for loop in inner_loops})
         epilogue = self.op.epilogue_block is not None
         if epilogue:
             shape = [self.sizes[d] for d in self.accumulated]
@@ -214,13 +314,13 @@ class KernelFunction:
             return []
 
         def per_block(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
-            self.nest(self.loops_for(inner), [], init, env)
-            self.nest(self.loops_for(rest), [], point, env)
+            self.nest(inner_loops, [], init, env)
+            self.nest(rest, [], point, env)
             if epilogue:
-                self.nest(self.loops_for(inner), [], apply_epilogue, env)
+                self.nest(inner_loops, [], apply_epilogue, env)
             return []
 
-        self.nest(self.loops_for(outer), [], per_block)
+        self.nest(outer, [], per_block)
         if epilogue:
             self.at.insert(memref.DeallocOp.get(self.accumulator))
 
@@ -255,6 +355,10 @@ class KernelFunction:
         """sum: 0 of the type; max: -inf, the int minimum, or false (as ll_impls.lowest)."""
         return lowest(element) if self.combiner() == "max" else 0
 
+    def flags(self) -> arith.FastMathFlagsAttr | None:
+        """`contract` on a contraction's products and sums (FMA), else none."""
+        return arith.FastMathFlagsAttr([FastMathFlag.ALLOW_CONTRACT]) if self.contract else None
+
     def combine(self, acc: SSAValue, value: SSAValue) -> SSAValue:
         t = acc.type
         if dtypes.is_bool(t):  # a bool sum (dtype=bool) and a bool max are both `or`
@@ -262,7 +366,8 @@ class KernelFunction:
         elif self.combiner() == "max":
             op = arith.MaximumfOp(acc, value) if dtypes.is_float(t) else arith.MaxSIOp(acc, value)
         else:
-            op = arith.AddfOp(acc, value) if dtypes.is_float(t) else arith.AddiOp(acc, value)
+            op = (arith.AddfOp(acc, value, self.flags()) if dtypes.is_float(t)
+                  else arith.AddiOp(acc, value))
         return self.emit(op)
 
     # ------------------------------------------------------------------ regions
@@ -282,13 +387,24 @@ class KernelFunction:
             elif isinstance(op, arith.ConstantOp):
                 mapping[op.result] = self.constant_attr(op.value, op.result.type)
             else:
-                self.at.insert(op.clone(value_mapper=mapping))
+                clone = self.at.insert(op.clone(value_mapper=mapping))
+                if self.contract and isinstance(clone, arith.MulfOp):
+                    clone.fastmath = self.flags()
         raise ValueError(f"kernel @{self.op.sym_name.data}: a region must end in kernel.yield")
 
     # ------------------------------------------------------------------ reads and writes
 
     def read(self, i: int, env: Env, space: Sequence[int]) -> SSAValue:
-        """Input #i at this point through its access; the pad value where its mask fails."""
+        """Input #i at this point through its access; the pad value where its mask fails.
+        With a `read_cache` (a register block), each element is read once."""
+        if self.read_cache is None:
+            return self._read(i, env, space)
+        key = (i, *(env.get(d) for d in access_dims(self.op.accesses[i])))
+        if key not in self.read_cache:
+            self.read_cache[key] = self._read(i, env, space)
+        return self.read_cache[key]
+
+    def _read(self, i: int, env: Env, space: Sequence[int]) -> SSAValue:
         access: AccessAttr = self.op.accesses[i]
         buffer = self.inputs[i]
         assert isinstance(buffer.type, MemRefType)
@@ -423,4 +539,23 @@ class KernelFunction:
         return self.at.insert(op).results[0]
 
 
-__all__ = ["KERNEL_ATTR", "KernelFunction", "Loop", "loop_order", "memref_of", "outer_extent"]
+def expr_dims(expr: AffineExpr) -> set[int]:
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position}
+    if isinstance(expr, AffineBinaryOpExpr):
+        return expr_dims(expr.lhs) | expr_dims(expr.rhs)
+    return set()
+
+
+def access_dims(access: AccessAttr) -> list[int]:
+    """The dimensions a read depends on: those of its indices and of its mask."""
+    dims: set[int] = set()
+    for e in access.affine_map.results:
+        dims |= expr_dims(e)
+    for c in access.constraints.constraints:
+        dims |= expr_dims(c.lhs) | expr_dims(c.rhs)
+    return sorted(dims)
+
+
+__all__ = ["KERNEL_ATTR", "KernelFunction", "Loop", "Planned", "access_dims", "is_contraction",
+           "loop_order", "memref_of", "outer_extent", "tile_key", "tiles_of"]

@@ -41,8 +41,8 @@ func.func @add_bias(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT:        %[[SUM:.*]] = scf.for %i1 = %c0 to %c5 step %c1 iter_args(%acc = %[[ZERO]]) -> (f32) {
 // CHECK-NEXT:          %[[A:.*]] = memref.load %in0[%i0, %i1] : memref<2x5xf32>
 // CHECK-NEXT:          %[[W:.*]] = memref.load %in1[%i1, %i2] : memref<5x3xf32>
-// CHECK-NEXT:          %[[P:.*]] = arith.mulf %[[A]], %[[W]] : f32
-// CHECK-NEXT:          %[[NEXT:.*]] = arith.addf %acc, %[[P]] : f32
+// CHECK-NEXT:          %[[P:.*]] = arith.mulf %[[A]], %[[W]] fastmath<contract> : f32
+// CHECK-NEXT:          %[[NEXT:.*]] = arith.addf %acc, %[[P]] fastmath<contract> : f32
 // CHECK-NEXT:          scf.yield %[[NEXT]] : f32
 // CHECK-NEXT:        }
 // CHECK-NEXT:        %[[BIAS:.*]] = memref.load %in2[%i2] : memref<3xf32>
@@ -60,7 +60,7 @@ func.func @add_bias(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
 // GEN-NEXT:        memref.store %[[ZERO]], %accumulator[] : memref<f32>
 // GEN-NEXT:        scf.for %i1 = %c0 to %c5 step %c1 {
 // GEN:               %[[OLD:.*]] = memref.load %accumulator[] : memref<f32>
-// GEN-NEXT:          %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} : f32
+// GEN-NEXT:          %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} fastmath<contract> : f32
 // GEN-NEXT:          memref.store %[[NEW]], %accumulator[] : memref<f32>
 // GEN-NEXT:        }
 // GEN-NEXT:        %[[SUM:.*]] = memref.load %accumulator[] : memref<f32>
@@ -97,7 +97,7 @@ func.func @linear_relu(%a: tensor<2x5xf32>, %w: tensor<5x3xf32>, %b: tensor<3xf3
 // CHECK-NEXT:      scf.for %i1 = %c0 to %c5 step %c1 {
 // CHECK-NEXT:        scf.for %[[J:.*]] = %c0 to %c3 step %c1 {
 // CHECK:               %[[OLD:.*]] = memref.load %accumulator[%[[J]]] : memref<3xf32>
-// CHECK-NEXT:          %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT:          %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} fastmath<contract> : f32
 // CHECK-NEXT:          memref.store %[[NEW]], %accumulator[%[[J]]] : memref<3xf32>
 // CHECK:           scf.for %[[K:.*]] = %c0 to %c3 step %c1 {
 // CHECK-NEXT:        %[[SUM:.*]] = memref.load %accumulator[%[[K]]] : memref<3xf32>
