@@ -129,6 +129,10 @@ def test_a_slow_implementation_runs_fewer_repetitions() -> None:
     assert result["impls"]["numpy"]["reps"] == 6
     assert "reps)" in report.table({"cases": [result], "import_ms": 1.0, "startup_ms": 1.0,
                                     "loadavg": [0, 0, 0]})
+    result = measure.run_case(seed, [slow], {}, budget=0.02)  # the first call is over it
+    entry = result["impls"]["irtensor-llvm"]
+    assert entry["reps"] == 1 and entry["ms"] == pytest.approx(entry["warm_s"] * 1e3)
+    assert result["ok"]
 
 
 @pytest.mark.parametrize("peer", ["torch", "tinygrad"])

@@ -130,7 +130,8 @@ def first_and_warm_up(call: Call, fw: Framework | None,
                       budget: float = BUDGET) -> dict[str, Any]:
     """The first call (timed; for irtensor the pipeline and compiles, counted), two
     warm-up calls (one when the first call took over `budget` seconds), the kernels the
-    last one launches (`warm_s`: how long it took), and both results checked."""
+    last one launches (`warm_call`: its wall, CPU and realize seconds), and both results
+    checked."""
     entry: dict[str, Any] = {}
     gc.collect()
     stats0 = fw.runtime_stats() if fw and fw.runtime_stats else None
@@ -146,9 +147,10 @@ def first_and_warm_up(call: Call, fw: Framework | None,
     if entry["first_ms"] < budget * 1e3:
         call()
     before = fw.kernels_run() if fw and fw.kernels_run else None
-    start = time.perf_counter()
-    got, _ = call()
+    c0, start = time.process_time(), time.perf_counter()
+    got, realized = call()
     entry["warm_s"] = time.perf_counter() - start
+    entry["warm_call"] = [entry["warm_s"], time.process_time() - c0, realized - start]
     if fw and fw.kernels_run and before is not None:
         entry["kernels"] = fw.kernels_run() - before
     entry["checks"]["warm"] = judge(got)
@@ -193,57 +195,72 @@ def measure_quietly(calls: dict[str, Call], reps: dict[str, int], large: bool,
     return timings, foreign, attempts
 
 
-def run_case(case: Case, frameworks: Sequence[Framework], unavailable: dict[str, str],
-             quiet_wait: float = 0.0, budget: float = BUDGET) -> dict[str, Any]:
-    """Every implementation of `case`, side by side; the JSON-ready result. An
-    implementation whose warm call takes longer than `budget` / `case.reps` seconds runs
-    fewer repetitions (one at least), so that a slow one cannot hold up the run."""
-    arrays = case.make(np.random.default_rng(0))
-    ref = np.asarray(case.numpy([a.astype(np.float64) for a in arrays]), np.float64)
-    scale = np.asarray(case.scale([a.astype(np.float64) for a in arrays], ref), np.float64)
+def reference(case: Case, arrays: Sequence[np.ndarray]) -> Callable[[Any], dict[str, Any]]:
+    """A judge of results: `check` against the case's numpy math in float64."""
+    wide = [a.astype(np.float64) for a in arrays]
+    ref = np.asarray(case.numpy(wide), np.float64)
+    scale = np.asarray(case.scale(wide, ref), np.float64)
+    return lambda got: check(got, ref, scale, case.tol)
 
-    def judge(got: np.ndarray) -> dict[str, Any]:
-        return check(got, ref, scale, case.tol)
 
-    result: dict[str, Any] = {"name": case.name, "title": case.title, "reps": case.reps,
-                              "bytes_moved": case.bytes_moved, "flops": case.flops}
-    impls: dict[str, dict[str, Any]] = {name: {"unavailable": why}
-                                        for name, why in unavailable.items()}
-    calls: dict[str, Call] = {}
-    if quiet_wait > 0:
-        wait_for_quiet(quiet_wait)
-    candidates: list[tuple[str, Framework | None]] = [(fw.name, fw) for fw in frameworks]
-    candidates.insert(0, ("numpy", None))
-    for name, fw in sorted(candidates, key=lambda c: c[0] == "numpy"):  # numpy last
-        try:
-            call = tensor_call(case, fw, arrays) if fw else numpy_call(case, arrays)
-            impls[name] = first_and_warm_up(call, fw, judge, budget)
-            calls[name] = call
-        except Exception as e:  # reported; the other implementations still run
-            impls[name] = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
-    large = case.bytes_moved + case.flops > 1 << 20
+def timed_repetitions(case: Case, calls: dict[str, Call], impls: dict[str, dict[str, Any]],
+                      budget: float, quiet_wait: float) -> tuple[float | None, int]:
+    """Time the implementations side by side and add their figures to `impls`. One whose
+    warm call was slow gets fewer repetitions (`budget` / warm call, one at least); one
+    whose first call took over `budget` keeps its one warm call as its one repetition.
+    Returns the foreign load and the attempts."""
     reps = {name: max(1, min(case.reps, int(budget / max(impls[name]["warm_s"], 1e-9))))
             for name in calls}
+    slow = [name for name in calls if impls[name]["first_ms"] > budget * 1e3]
+    for name in slow:
+        reps[name] = 0
+    large = case.bytes_moved + case.flops > 1 << 20
     timings, foreign, attempts = measure_quietly(calls, reps, large, quiet_wait)
+    for name in slow:
+        wall, cpu, realize = impls[name]["warm_call"]
+        timings[name] = Timing([wall], [cpu], [realize])
     for name, timing in timings.items():
         impls[name].update(summary(case, timing))
     numpy_ms = impls.get("numpy", {}).get("ms")
     for entry in impls.values():
         if numpy_ms and entry.get("ms"):
             entry["ratio_numpy"] = numpy_ms / entry["ms"]
+    return foreign, attempts
+
+
+def run_case(case: Case, frameworks: Sequence[Framework], unavailable: dict[str, str],
+             quiet_wait: float = 0.0, budget: float = BUDGET) -> dict[str, Any]:
+    """Every implementation of `case`, side by side (numpy's first call last); the
+    JSON-ready result."""
+    arrays = case.make(np.random.default_rng(0))
+    judge = reference(case, arrays)
+    impls: dict[str, dict[str, Any]] = {name: {"unavailable": why}
+                                        for name, why in unavailable.items()}
+    calls: dict[str, Call] = {}
+    if quiet_wait > 0:
+        wait_for_quiet(quiet_wait)
+    for fw in [*frameworks, None]:
+        name = fw.name if fw else "numpy"
+        try:
+            call = tensor_call(case, fw, arrays) if fw else numpy_call(case, arrays)
+            impls[name] = first_and_warm_up(call, fw, judge, budget)
+            calls[name] = call
+        except Exception as e:  # reported; the other implementations still run
+            impls[name] = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
+    foreign, attempts = timed_repetitions(case, calls, impls, budget, quiet_wait)
     impls = dict(sorted(impls.items(), key=lambda item: RANK.get(item[0], 2)))
-    result.update(impls=impls, foreign_load=foreign, attempts=attempts)
-    result["ok"] = all(e.get("ok", False) for name, e in impls.items()
-                       if counts(name) and "unavailable" not in e)
-    return result
+    return {"name": case.name, "title": case.title, "reps": case.reps,
+            "bytes_moved": case.bytes_moved, "flops": case.flops, "impls": impls,
+            "foreign_load": foreign, "attempts": attempts,
+            "ok": all(e.get("ok", False) for name, e in impls.items()
+                      if counts(name) and "unavailable" not in e)}
 
 
 def first_calls(case: Case, frameworks: Sequence[Framework]) -> dict[str, Any]:
     """Only the first call of `case` on each framework: timed, counted and checked (the
     run in a second process, with the first process's disk caches)."""
     arrays = case.make(np.random.default_rng(0))
-    ref = np.asarray(case.numpy([a.astype(np.float64) for a in arrays]), np.float64)
-    scale = np.asarray(case.scale([a.astype(np.float64) for a in arrays], ref), np.float64)
+    judge = reference(case, arrays)
     impls: dict[str, Any] = {}
     for fw in frameworks:
         try:
@@ -256,7 +273,7 @@ def first_calls(case: Case, frameworks: Sequence[Framework]) -> dict[str, Any]:
             if fw.runtime_stats:
                 stats1 = fw.runtime_stats()
                 entry["first_call_stats"] = {k: stats1[k] - stats0[k] for k in stats1}
-            entry.update(check(got, ref, scale, case.tol))
+            entry.update(judge(got))
         except Exception as e:
             entry = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
         impls[fw.name] = entry
