@@ -1,9 +1,9 @@
 """`math` -> `llvm` patterns of `convert-to-llvm`: vector math and LLVM intrinsics.
 
-`exp2 exp log2 log sin cos` on f32 (and on f16/bf16, which compute in f32)
-become polynomials in plain LLVM arithmetic (`llvm_vector_math`), which the loop
-vectorizer vectorizes; LLVM's intrinsics would become one libm call per vector
-lane. Everything else, and f64, keeps the intrinsics:
+`exp2 exp log2 log sin cos` on f32 (and on f16/bf16, which compute in f32), and
+`exp2 exp` on f64, become polynomials in plain LLVM arithmetic
+(`llvm_vector_math`), which the loop vectorizer vectorizes; LLVM's intrinsics
+would become one libm call per vector lane. Everything else keeps the intrinsics:
 
 f32 and f64 call the intrinsic of their type (`llvm.intr.exp2 : f32` becomes
 `llvm.exp2.f32`, which LLVM lowers to an instruction or to libm's `exp2f`, as
@@ -21,7 +21,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from irtensor.passes.llvm_lowering import Emitter
 from irtensor.passes.llvm_patterns_arith import compute_type, from_compute, to_compute
-from irtensor.passes.llvm_vector_math import F32_VECTOR_MATH
+from irtensor.passes.llvm_vector_math import F32_VECTOR_MATH, F64_VECTOR_MATH
 
 # math op -> the llvm dialect's own intrinsic op, and the intrinsic's name
 UNARY_OPS: dict[type[Operation], tuple[type[Operation], str]] = {
@@ -68,9 +68,9 @@ def intrinsic_op(e: Emitter, op: tuple[type[Operation], str], args: list[SSAValu
 
 
 class UnaryMathToLLVM(RewritePattern):
-    """exp2 exp log2 log sin cos on f32 -> vector math; those on f64 and sqrt floor ceil
-    tanh trunc round roundeven absf rsqrt -> llvm intrinsics (f16/bf16 computed in f32
-    and rounded back)."""
+    """exp2 exp log2 log sin cos on f32, exp2 exp on f64 -> vector math; the others
+    and sqrt floor ceil tanh trunc round roundeven absf rsqrt -> llvm intrinsics
+    (f16/bf16 computed in f32 and rounded back)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not (type(op) in UNARY_OPS or type(op) in UNARY_INTRINSICS
@@ -80,8 +80,9 @@ class UnaryMathToLLVM(RewritePattern):
         t = op.results[0].type
         x = to_compute(e, e.value(op.operands[0]), t)
         ct = compute_type(t)
-        if ct == f32 and type(op) in F32_VECTOR_MATH:
-            result = F32_VECTOR_MATH[type(op)](e, x)
+        vector_math = (F32_VECTOR_MATH if ct == f32 else F64_VECTOR_MATH).get(type(op))
+        if vector_math is not None:
+            result = vector_math(e, x)
         elif isinstance(op, math.AbsFOp):
             result = intrinsic_op(e, (llvm.FAbsOp, "fabs"), [x], ct)
         elif isinstance(op, math.RsqrtOp):

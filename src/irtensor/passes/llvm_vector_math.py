@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from xdsl.dialects import llvm, math
 from xdsl.dialects.builtin import f32, f64, i32, i64
@@ -66,6 +67,26 @@ LOG2_Q = (-0.7213475108146667, 0.48089808225631714, -0.36067456007003784,
 LOG_Q = (-0.5, 0.3333331346511841, -0.25000008940696716, 0.2000207155942917,
          -0.16667994856834412, 0.14220371842384338, -0.12406095117330551,
          0.11883232742547989, -0.11670876294374466, 0.06751080602407455)
+
+# 2^r and e^r on the same intervals in f64: Taylor to r^13 (relative error 2^-57.8)
+EXP2_Q64 = (0.6931471805599453, 0.24022650695910072, 0.05550410866482158,
+            0.009618129107628477, 0.0013333558146428443, 0.0001540353039338161,
+            1.5252733804059841e-05, 1.321548679014431e-06, 1.01780860092397e-07,
+            7.054911620801123e-09, 4.4455382718708116e-10, 2.5678435993488206e-11,
+            1.3691488853904128e-12)
+EXP_Q64 = (1.0, 0.5, 0.16666666666666666, 0.041666666666666664, 0.008333333333333333,
+           0.001388888888888889, 0.0001984126984126984, 2.48015873015873e-05,
+           2.7557319223985893e-06, 2.755731922398589e-07, 2.505210838544172e-08,
+           2.08767569878681e-09, 1.6059043836821613e-10)
+LN2_HI64, LN2_LO64 = 0.6931471805599453, 2.3190468138462996e-17  # ln 2 = hi + lo (f64)
+
+# fdlibm's log: R(z) = z (Lg1 + w (Lg3 + w (Lg5 + w Lg7))) + w (Lg2 + w (Lg4 + w Lg6)),
+# w = z^2, a minimax fit for s^2 = z <= 0.0295 with error under 2^-58.45
+LG_ODD = (6.666666666666735130e-01, 2.857142874366239149e-01, 1.818357216161805012e-01,
+          1.479819860511658591e-01)
+LG_EVEN = (3.999999999940941908e-01, 2.222219843214978396e-01, 1.531383769920937332e-01)
+LN2_HI_FDLIBM, LN2_LO_FDLIBM = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+INV_LN2_HI64, INV_LN2_LO64 = 1.4426950408889634, 2.0355273740931033e-17  # 1/ln2 (f64)
 
 INV_LN2_HI, INV_LN2_LO = 1.4426950216293335, 1.925963033500011e-08  # 1/ln 2 = hi + lo
 LN2_HI, LN2_LO = 0.6931471824645996, -1.9046542121259336e-09  # ln 2 = hi + lo (f32)
@@ -187,60 +208,104 @@ class Floats:
 # --------------------------------------------------------------------------- exp
 
 
-def _pow2_f32(fl: Floats, n: V) -> V:
-    """2^n as an f32 for an i32 n in [-126, 127]: the exponent field."""
-    biased = fl.e.binop(llvm.AddOp, n, fl.i(127))
-    return fl.e.bitcast(fl.e.binop(llvm.ShlOp, biased, fl.i(23)), f32)
+@dataclass(frozen=True)
+class ExpKind:
+    """What exp2 and exp need to know about a float type."""
+
+    bias: int  # exponent bias
+    mantissa: int  # stored mantissa bits
+    exp2_range: tuple[float, float]  # below: 2^x rounds to 0; above: to inf
+    exp_range: tuple[float, float]
+    exp2_q: tuple[float, ...]
+    exp_q: tuple[float, ...]
+    ln2: tuple[float, float]  # ln 2 = hi + lo
 
 
-def ldexp_f32(fl: Floats, p: V, n: V) -> V:
-    """p * 2^n for p in [1/2, 2) and n in [-152, 129]: two scalings by 2^(n/2); the
-    first is exact, so a subnormal (or infinite) result is rounded once."""
+EXP_KINDS = {
+    "f32": ExpKind(127, 23, (-151.0, 129.0), (-104.0, 89.0), EXP2_Q, EXP_Q,
+                   (LN2_HI, LN2_LO)),
+    "f64": ExpKind(1023, 52, (-1076.0, 1025.0), (-746.0, 710.0), EXP2_Q64, EXP_Q64,
+                   (LN2_HI64, LN2_LO64)),
+}
+
+
+def _pow2(fl: Floats, kind: ExpKind, n: V) -> V:
+    """2^n for an integer n in the normal exponent range: the exponent field."""
+    biased = fl.e.binop(llvm.AddOp, n, fl.i(kind.bias))
+    return fl.e.bitcast(fl.e.binop(llvm.ShlOp, biased, fl.i(kind.mantissa)), fl.t)
+
+
+def ldexp(fl: Floats, kind: ExpKind, p: V, n: V) -> V:
+    """p * 2^n for p in [1/2, 2) and n from just below the subnormals to just above the
+    largest exponent: two scalings by 2^(n/2), the first exact, so a subnormal (or
+    infinite) result is rounded once."""
     e = fl.e
     half = e.binop(llvm.AShrOp, n, fl.i(1))
     rest = e.binop(llvm.SubOp, n, half)
-    return fl.mul(fl.mul(p, _pow2_f32(fl, half)), _pow2_f32(fl, rest))
+    return fl.mul(fl.mul(p, _pow2(fl, kind, half)), _pow2(fl, kind, rest))
 
 
-def exp2_f32(e: Emitter, x: V) -> V:
-    """2^x: x = n + r, |r| <= 1/2 (exact), 2^r = 1 + r q(r), then ldexp."""
-    fl = Floats(e, f32)
-    # 2^-151 rounds to 0 and 2^129 to inf; NaN goes low here and is put back at the end
-    xc = fl.select_gt(fl.select_lt(x, -151.0, -151.0), 129.0, 129.0)
+def _clamp(fl: Floats, x: V, bounds: tuple[float, float]) -> V:
+    """x clamped to the bounds; NaN goes to the low one (and is put back at the end)."""
+    return fl.select_gt(fl.select_lt(x, bounds[0], bounds[0]), bounds[1], bounds[1])
+
+
+def exp2(e: Emitter, x: V) -> V:
+    """2^x (f32 or f64): x = n + r, |r| <= 1/2 (exact), 2^r = 1 + r q(r), then ldexp."""
+    fl = Floats(e, x.type)
+    kind = EXP_KINDS[str(x.type)]
+    xc = _clamp(fl, x, kind.exp2_range)
     nf, n = fl.round_int(xc)
     r = fl.sub(xc, nf)
-    p = fl.fma(r, fl.horner(r, EXP2_Q), fl.c(1.0))
-    return e.select(e.fcmp("uno", x, x), x, ldexp_f32(fl, p, n))
+    p = fl.fma(r, fl.horner(r, kind.exp2_q), fl.c(1.0))
+    return e.select(e.fcmp("uno", x, x), x, ldexp(fl, kind, p, n))
 
 
-def exp_f32(e: Emitter, x: V) -> V:
-    """e^x: n = round(x / ln 2), r = x - n ln2 (Cody-Waite, the first step exact),
-    e^r = 1 + r q(r), then ldexp."""
-    fl = Floats(e, f32)
-    xc = fl.select_gt(fl.select_lt(x, -104.0, -104.0), 89.0, 89.0)
+def exp(e: Emitter, x: V) -> V:
+    """e^x (f32 or f64): n = round(x / ln 2), r = x - n ln2 (Cody-Waite: the first FMA
+    step is exact), e^r = 1 + r q(r), then ldexp."""
+    fl = Floats(e, x.type)
+    kind = EXP_KINDS[str(x.type)]
+    xc = _clamp(fl, x, kind.exp_range)
     nf, n = fl.round_int(fl.mul(xc, fl.c(LOG2_E)))
-    r = fl.fma(fl.neg(nf), fl.c(LN2_HI), xc)
-    r = fl.fma(fl.neg(nf), fl.c(LN2_LO), r)
-    p = fl.fma(r, fl.horner(r, EXP_Q), fl.c(1.0))
-    return e.select(e.fcmp("uno", x, x), x, ldexp_f32(fl, p, n))
+    r = fl.fma(fl.neg(nf), fl.c(kind.ln2[0]), xc)
+    r = fl.fma(fl.neg(nf), fl.c(kind.ln2[1]), r)
+    p = fl.fma(r, fl.horner(r, kind.exp_q), fl.c(1.0))
+    return e.select(e.fcmp("uno", x, x), x, ldexp(fl, kind, p, n))
 
 
 # --------------------------------------------------------------------------- log
 
 
+@dataclass(frozen=True)
+class LogKind:
+    """What log2 and log need to know about a float type."""
+
+    mantissa: int  # stored mantissa bits
+    min_normal: float
+    sqrt_half_bits: int  # the bits of sqrt(1/2)
+
+
+LOG_KINDS = {
+    "f32": LogKind(23, MIN_NORMAL, 0x3F3504F3),
+    "f64": LogKind(52, 2.0**-1022, 0x3FE6A09E667F3BCD),
+}
+
+
 def _log_split(fl: Floats, x: V) -> tuple[V, V]:
-    """(e as f32, f) with x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt(2)); subnormal x
-    is scaled by 2^23 first. Only meaningful for finite x > 0."""
-    e = fl.e
-    tiny = e.fcmp("olt", x, fl.c(MIN_NORMAL))
-    scaled = e.select(tiny, fl.mul(x, fl.c(2.0**23)), x)
-    bits = e.bitcast(scaled, i32)
-    exponent = e.binop(llvm.AShrOp, e.binop(llvm.SubOp, bits, fl.i(SQRT_HALF_BITS)), fl.i(23))
-    mantissa = e.bitcast(e.binop(llvm.SubOp, bits, e.binop(llvm.ShlOp, exponent, fl.i(23))),
-                         f32)
-    exponent = e.binop(llvm.SubOp, exponent, e.select(tiny, fl.i(23), fl.i(0)))
+    """(e as a float, f) with x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt(2)); a
+    subnormal x is scaled into the normals first. Only meaningful for finite x > 0."""
+    e, kind = fl.e, LOG_KINDS[str(fl.t)]
+    tiny = e.fcmp("olt", x, fl.c(kind.min_normal))
+    scaled = e.select(tiny, fl.mul(x, fl.c(2.0**kind.mantissa)), x)
+    bits = e.bitcast(scaled, fl.int_t)
+    exponent = e.binop(llvm.AShrOp, e.binop(llvm.SubOp, bits, fl.i(kind.sqrt_half_bits)),
+                       fl.i(kind.mantissa))
+    shifted = e.binop(llvm.ShlOp, exponent, fl.i(kind.mantissa))
+    mantissa = e.bitcast(e.binop(llvm.SubOp, bits, shifted), fl.t)
+    exponent = e.binop(llvm.SubOp, exponent, e.select(tiny, fl.i(kind.mantissa), fl.i(0)))
     f = fl.sub(mantissa, fl.c(1.0))  # exact (Sterbenz)
-    return e.emit(llvm.SIToFPOp(exponent, f32)), f
+    return e.emit(llvm.SIToFPOp(exponent, fl.t)), f
 
 
 def _log_specials(fl: Floats, x: V, result: V) -> V:
@@ -273,6 +338,45 @@ def log_f32(e: Emitter, x: V) -> V:
     tail = fl.fma(fl.mul(f, f), fl.horner(f, LOG_Q), fl.mul(ef, fl.c(LN2_LO16)))
     hi, lo = fl.fast_two_sum(a, f)
     return _log_specials(fl, x, fl.add(hi, fl.add(lo, tail)))
+
+
+def _log1p_f64(fl: Floats, f: V) -> tuple[V, V]:
+    """log(1 + f) = hi + lo for f in [sqrt(1/2) - 1, sqrt(2) - 1], as fdlibm: with
+    s = f / (2 + f), log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)); hi = f - f^2/2, and
+    lo gathers hi's rounding error (exact: Sterbenz), f^2/2's (FMA) and the rest."""
+    half_f = fl.mul(f, fl.c(0.5))
+    hfsq = fl.mul(half_f, f)
+    hfsq_err = fl.fma(half_f, f, fl.neg(hfsq))
+    s = fl.e.emit(llvm.FDivOp(f, fl.add(fl.c(2.0), f)))
+    z = fl.mul(s, s)
+    w = fl.mul(z, z)
+    r = fl.add(fl.mul(w, fl.horner(w, LG_EVEN)), fl.mul(z, fl.horner(w, LG_ODD)))
+    hi = fl.sub(f, hfsq)
+    lo = fl.sub(fl.sub(fl.sub(f, hi), hfsq), hfsq_err)
+    return hi, fl.fma(s, fl.add(hfsq, r), lo)
+
+
+def log2_f64(e: Emitter, x: V) -> V:
+    """log2 x = e + (hi + lo)/ln2: hi*(1/ln2) kept with its FMA rounding error, the sum
+    with e by Fast2Sum."""
+    fl = Floats(e, f64)
+    ef, f = _log_split(fl, x)
+    hi, lo = _log1p_f64(fl, f)
+    t = fl.mul(hi, fl.c(INV_LN2_HI64))
+    t_err = fl.fma(hi, fl.c(INV_LN2_HI64), fl.neg(t))
+    tail = fl.fma(lo, fl.c(INV_LN2_HI64), fl.fma(hi, fl.c(INV_LN2_LO64), t_err))
+    top, low = fl.fast_two_sum(ef, t)
+    return _log_specials(fl, x, fl.add(top, fl.add(low, tail)))
+
+
+def log_f64(e: Emitter, x: V) -> V:
+    """log x = e ln2 + hi + lo, e*ln2 = e*hi (exact: fdlibm's hi has 32 bits) + e*lo."""
+    fl = Floats(e, f64)
+    ef, f = _log_split(fl, x)
+    hi, lo = _log1p_f64(fl, f)
+    top, low = fl.fast_two_sum(fl.mul(ef, fl.c(LN2_HI_FDLIBM)), hi)
+    tail = fl.fma(ef, fl.c(LN2_LO_FDLIBM), lo)
+    return _log_specials(fl, x, fl.add(top, fl.add(low, tail)))
 
 
 # --------------------------------------------------------------------------- sin, cos
@@ -367,13 +471,20 @@ def cos_f32(e: Emitter, x: V) -> V:
 
 # math op -> its f32 vector-math emitter (f16 and bf16 compute in f32 too)
 F32_VECTOR_MATH: dict[type[Operation], Callable[[Emitter, V], V]] = {
-    math.Exp2Op: exp2_f32,
-    math.ExpOp: exp_f32,
+    math.Exp2Op: exp2,
+    math.ExpOp: exp,
     math.Log2Op: log2_f32,
     math.LogOp: log_f32,
     math.SinOp: sin_f32,
     math.CosOp: cos_f32,
 }
+# ... and on f64 (the others keep LLVM's intrinsics)
+F64_VECTOR_MATH: dict[type[Operation], Callable[[Emitter, V], V]] = {
+    math.Exp2Op: exp2,
+    math.ExpOp: exp,
+    math.Log2Op: log2_f64,
+    math.LogOp: log_f64,
+}
 
-__all__ = ["F32_VECTOR_MATH", "cos_f32", "exp2_f32", "exp_f32", "log2_f32", "log_f32",
-           "sin_f32"]
+__all__ = ["F32_VECTOR_MATH", "F64_VECTOR_MATH", "cos_f32", "exp", "exp2", "log2_f32",
+           "log2_f64", "log_f32", "log_f64", "sin_f32"]

@@ -4,7 +4,6 @@
 // goes low, and is put back at the end), round to an integer with the 1.5 * 2^23
 // trick, an FMA Horner polynomial, then 2^n as two exponent-field scalings. The
 // constants are made once, at the top of the function, for all math ops to share.
-// f64 keeps the intrinsic (libm).
 // RUN: irtensor-opt %s -p convert-to-llvm | filecheck %s
 
 func.func @exp2(%in0: memref<64xf32>, %out: memref<64xf32>, %start: index, %stop: index) attributes {irtensor.kernel} {
@@ -62,16 +61,24 @@ func.func @sin_bf16(%in0: memref<64xbf16>, %out: memref<64xbf16>, %start: index,
 // CHECK:         llvm.and %{{.*}}, %{{.*}} : i32
 // CHECK:         llvm.return
 
-// f64 keeps LLVM's intrinsic (libm), called by its mangled name: xDSL exports
-// llvm.intr.exp2 unmangled, which would clash with an f32 use in the same module.
-func.func @exp2_f64(%in0: memref<64xf64>, %out: memref<64xf64>, %start: index, %stop: index) attributes {irtensor.kernel} {
+// f64: exp2, exp, log2 and log are arithmetic too (2^n scaled with i64 bits); sin
+// keeps LLVM's intrinsic (libm), called by its mangled name: xDSL exports
+// llvm.intr.sin unmangled, which would clash with an f32 use in the same module.
+func.func @f64(%in0: memref<64xf64>, %out: memref<64xf64>, %start: index, %stop: index) attributes {irtensor.kernel} {
   %c1 = arith.constant 1 : index
   scf.for %i = %start to %stop step %c1 {
     %x = memref.load %in0[%i] : memref<64xf64>
     %y = math.exp2 %x : f64
-    memref.store %y, %out[%i] : memref<64xf64>
+    %z = math.sin %y : f64
+    memref.store %z, %out[%i] : memref<64xf64>
   }
   func.return
 }
-// CHECK-LABEL: llvm.func @exp2_f64
-// CHECK:         llvm.call_intrinsic "llvm.exp2.f64"(%{{.*}}) : (f64) -> f64
+// CHECK-LABEL: llvm.func @f64
+// CHECK-NOT:     llvm.intr.exp2
+// CHECK-DAG:     llvm.mlir.constant(52) : i64
+// CHECK-DAG:     llvm.mlir.constant(1023) : i64
+// CHECK-DAG:     llvm.mlir.constant(0x4338000000000000 : f64) : f64
+// CHECK:         llvm.intr.fma(%{{.*}}) : (f64, f64, f64) -> f64
+// CHECK:         llvm.shl %{{.*}}, %{{.*}} : i64
+// CHECK:         llvm.call_intrinsic "llvm.sin.f64"(%{{.*}}) : (f64) -> f64
