@@ -50,6 +50,15 @@ class Device:
     def name(self) -> str:
         return f"{self.device.platform.name}/{self.device.name}/{self.device.version}"
 
+    @property
+    def shares_host_memory(self) -> bool:
+        """A CPU device (PoCL) works in host memory: buffers wrap numpy arrays
+        (`USE_HOST_PTR`) instead of copying them."""
+        try:
+            return bool(self.device.host_unified_memory)
+        except Exception:  # removed in OpenCL 3.0 for some devices
+            return bool(self.device.type & _cl().device_type.CPU)
+
 
 @dataclass
 class CompiledKernel:
@@ -223,24 +232,41 @@ def build(program: CProgram, dev: Device) -> Any:
 
 @dataclass
 class DeviceArray:
-    """A tensor's buffer on the device (a 1-element dummy for an empty tensor)."""
+    """A tensor's buffer on the device (a 1-element dummy for an empty tensor); `host`:
+    the numpy array a `USE_HOST_PTR` buffer wraps."""
 
     buffer: Any
     shape: tuple[int, ...]
     dtype: np.dtype
+    host: np.ndarray | None = None
 
     def numpy(self, queue: Any) -> np.ndarray:
-        out = np.empty(self.shape, self.dtype)
-        if out.size:
-            _cl().enqueue_copy(queue, out, self.buffer)
-        return out
+        cl = _cl()
+        if self.host is None:
+            out = np.empty(self.shape, self.dtype)
+            if out.size:
+                cl.enqueue_copy(queue, out, self.buffer)
+            return out
+        if self.host.size and int(np.prod(self.shape)):
+            # The map makes the device's writes visible in `host` (the spec's rule for
+            # USE_HOST_PTR); a device that wraps host memory maps it in place.
+            mapped, _ = cl.enqueue_map_buffer(queue, self.buffer, cl.map_flags.READ, 0,
+                                              self.host.shape, self.dtype, is_blocking=True)
+            if mapped.ctypes.data != self.host.ctypes.data:
+                self.host[...] = mapped
+            mapped.base.release(queue)
+        return self.host.reshape(self.shape) if self.host.size == int(np.prod(self.shape)) \
+            else np.empty(self.shape, self.dtype)
 
 
 def to_device(x: np.ndarray, dev: Device) -> DeviceArray:
     cl = _cl()
     x = np.ascontiguousarray(x)
-    flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
     host = x if x.size else np.zeros(1, x.dtype)
+    if dev.shares_host_memory:
+        flags = cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR
+        return DeviceArray(cl.Buffer(dev.context, flags, hostbuf=host), x.shape, x.dtype, host)
+    flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
     return DeviceArray(cl.Buffer(dev.context, flags, hostbuf=host), x.shape, x.dtype)
 
 
@@ -248,6 +274,10 @@ def allocate(t: TensorType, dev: Device) -> DeviceArray:
     cl = _cl()
     dtype = dtypes.to_numpy(t.element_type)
     shape = tuple(t.get_shape())
+    if dev.shares_host_memory:
+        host = np.empty(max(int(np.prod(shape)), 1), dtype)
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR
+        return DeviceArray(cl.Buffer(dev.context, flags, hostbuf=host), shape, dtype, host)
     nbytes = max(int(np.prod(shape)) * dtype.itemsize, dtype.itemsize)
     return DeviceArray(cl.Buffer(dev.context, cl.mem_flags.READ_WRITE, nbytes), shape, dtype)
 
