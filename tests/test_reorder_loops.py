@@ -153,6 +153,7 @@ options = st.builds(
     ReorderLoops,
     vector_width=st.sampled_from([0, 1, 4, 16]),
     no_tiles=st.booleans(),
+    register_blocks=st.booleans(),
     threads=st.integers(1, 32),
     keep_existing=st.booleans(),
 )
@@ -237,13 +238,27 @@ def test_schedules_of_big_kernels_fit_and_follow_the_options(text: str, pass_: R
     order, tiles = v["order"], v["tiles"]
     assert isinstance(order, list) and isinstance(tiles, list)
     extent = tiles[order[-1]] or kernel.sizes[order[-1]] if order else 1
-    assert v["vector"] <= max(extent, 1) and v["unroll"] <= max(extent, 1)  # type: ignore[operator]
-    assert v["vector"] == 1 or v["unroll"] == 1
     if any(tiles):
         assert kernel.reduction_dims and not pass_.no_tiles
     assert all(t <= s for t, s in zip(tiles, kernel.sizes, strict=True))
+    assert_stable(module, pass_)
+    shape = rl.block_shape(rl.model_of(kernel), order)
+    if shape is not None and pass_.register_blocks:
+        # A register block: `unroll` rows of the dim before the reductions by `vector`
+        # columns (at most 2 x BLOCK_VECTORS vectors, else all of them).
+        rows, column = shape
+        lanes = pass_.vector_width or rl.lanes_for(rl.model_of(kernel), column)
+        assert v["vector"] <= min(kernel.sizes[column], 2 * rl.BLOCK_VECTORS * lanes)
+        assert v["unroll"] <= (kernel.sizes[rows] if rows is not None else 1)
+        assert v["unroll"] <= rl.BLOCK_ROWS  # type: ignore[operator]
+        return
+    assert v["vector"] <= max(extent, 1) and v["unroll"] <= max(extent, 1)  # type: ignore[operator]
+    assert v["vector"] == 1 or v["unroll"] == 1
     if pass_.vector_width:
         assert v["vector"] <= pass_.vector_width  # type: ignore[operator]
+
+
+def assert_stable(module: ModuleOp, pass_: ReorderLoops) -> None:
     again = ir.to_text(module)
     Pipeline([pass_]).run(module)
     assert ir.to_text(module) == again
@@ -423,7 +438,11 @@ def test_describe_explains_each_loop() -> None:
     assert lines[3].startswith("d3 (56, reduction): innermost") and "runs of 3136" in lines[3]
     assert "vector 16" in lines[3]
     conv_lines = rl.describe(conv()).splitlines()
-    assert "tile 16" in conv_lines[2] and "vectorize" in conv_lines[5]
+    assert conv_lines[2].startswith("d1 (64, parallel)") and "vectorize" in conv_lines[5]
+    assert "register block 4 x 56 (d1 x d4)" in conv_lines[6]
+    mm_lines = rl.describe(matmul(1024, 1024, 1024)).splitlines()
+    assert "tile 256, reduction" in mm_lines[1] and "tile 512, parallel" in mm_lines[2]
+    assert "register block 6 x 32 (d0 x d2)" in mm_lines[2]
 
 
 def test_describe_says_a_hand_written_schedule_is_kept() -> None:
@@ -474,7 +493,7 @@ def test_registered_with_a_description_and_options() -> None:
     assert passes.get_pass("reorder-loops") is ReorderLoops
     assert passes.describe("reorder-loops").startswith("give each kernel a schedule")
     names = [name for name, _, _ in passes.pass_options(ReorderLoops)]
-    assert names == ["vector-width", "no-tiles", "threads", "keep-existing"]
+    assert names == ["vector-width", "no-tiles", "register-blocks", "threads", "keep-existing"]
 
 
 def test_the_pipeline_gives_bn_and_gn_kernels_contiguous_inner_loops() -> None:

@@ -136,6 +136,7 @@ class KernelFunction:
     tiles: tuple[int, ...] = ()
     contract: bool = False
     read_cache: dict[tuple[object, ...], SSAValue] | None = None
+    packed: dict[int, tuple[SSAValue, list[int]]] | None = None  # read -> (copy, its dims)
 
     def __init__(self, op: KernelOp, name: str, fast_reductions: bool = True):
         self.op, self.name = op, name
@@ -404,7 +405,15 @@ class KernelFunction:
             self.read_cache[key] = self._read(i, env, space)
         return self.read_cache[key]
 
+    def pack_indices(self, dims: Sequence[int], env: Env) -> list[SSAValue]:
+        """Where a point sits in a copy of one tile over `dims`: its offset in the tile."""
+        return [self.emit(arith.SubiOp(env[d], env[tile_key(d)])) if self.tile(d) else env[d]
+                for d in dims]
+
     def _read(self, i: int, env: Env, space: Sequence[int]) -> SSAValue:
+        if self.packed is not None and i in self.packed:  # a register block's copy
+            buffer, dims = self.packed[i]
+            return self.load(buffer, self.pack_indices(dims, env))
         access: AccessAttr = self.op.accesses[i]
         buffer = self.inputs[i]
         assert isinstance(buffer.type, MemRefType)

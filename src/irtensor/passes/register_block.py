@@ -27,18 +27,24 @@ the general schemes instead.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 
-from irtensor.passes.loop_builder import Env, Loop, Planned, tile_key
+from irtensor import dtypes
+from irtensor.passes.loop_builder import Env, Loop, Planned, access_dims, tile_key
+from irtensor.passes.reorder_loops import strides_of
 
 if TYPE_CHECKING:
     from irtensor.passes.loop_builder import KernelFunction
 
 MAX_ACCUMULATORS = 512  # a larger block would spill registers anyway
+PACK_BYTES = 1 << 20  # a packed tile larger than L2 would not stay there
+PAGE_BYTES = 4096  # rows this far apart map to few cache sets
 
 
 def block_dims(order: Sequence[int], reductions: Sequence[int]
@@ -55,9 +61,11 @@ def block_dims(order: Sequence[int], reductions: Sequence[int]
     return outer, (outer[-1] if outer else None), middle, order[-1]
 
 
-def column_widths(vector: int) -> list[int]:
+def column_widths(vector: int, extent: int | None = None) -> list[int]:
     """`vector`, then every power of two below it: after blocks of `vector`, fewer
-    than `vector` columns remain, and each narrower block is needed at most once."""
+    than `vector` points remain, and each narrower block is needed at most once
+    (the last, width 1, as often as needed). With a known `extent`, only the
+    widths it needs (their code would never run)."""
     widths = [vector]
     power = 1 << (vector.bit_length() - 1)
     if power == vector:
@@ -65,7 +73,14 @@ def column_widths(vector: int) -> list[int]:
     while power >= 1:
         widths.append(power)
         power //= 2
-    return widths
+    if extent is None:
+        return widths
+    needed, left = [], extent
+    for width in widths:
+        if left >= width:
+            needed.append(width)
+            left %= width
+    return needed
 
 
 class RegisterBlock:
@@ -101,17 +116,111 @@ class RegisterBlock:
                 self.columns(env, [], None)
             else:
                 widths = [self.rows, 1] if self.rows > 1 else [1]
+                if (extent := self.static_extent(row)) is not None:
+                    widths = [w for w in widths if w <= extent and (w == self.rows
+                                                                   or extent % self.rows)]
                 self.blocks(row, env, widths, lambda e, first, n: self.columns(
                     e, [self.offset(first, k) for k in range(n)], row))
             return []
 
-        kf.nest(loops, [], rows)
+        packs = self.allocate_packs()
+
+        def packed_rows(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
+            for i, buffer in packs.items():
+                self.fill_pack(i, buffer, env)
+            kf.packed = {i: (buffer, self.pack_dims()) for i, buffer in packs.items()}
+            try:
+                return rows(env, carried)
+            finally:
+                kf.packed = None
+
+        kf.nest(loops, [], packed_rows)
+        for buffer in packs.values():
+            kf.at.insert(memref.DeallocOp.get(buffer))
+
+    # ------------------------------------------------------------------ packing
+
+    def pack_dims(self) -> list[int]:
+        assert self.dims is not None
+        return [*self.dims[2], self.dims[3]]
+
+    def pack_extents(self) -> list[int] | None:
+        """The points of each reduction dim and the columns in one tile (None: the
+        order's outermost dimension is among them, its range known only at run time)."""
+        kf = self.kf
+        dims = self.pack_dims()
+        if kf.order[0] in dims:
+            return None
+        return [kf.tile(d) or kf.sizes[d] for d in dims]
+
+    def should_pack(self, i: int) -> bool:
+        """Copy read #i (it does not vary along the rows) into a buffer laid out as the
+        block reads it, once per tile, reused by every row block: when it is masked (the
+        copy holds the pads, so the block's loads are plain contiguous loads) or when
+        the reduction steps through it a page or more apart (the tile's lines would
+        fall into a few cache sets), and the buffer stays within PACK_BYTES."""
+        kf = self.kf
+        assert self.dims is not None
+        _, row, reductions, column = self.dims
+        access = kf.op.accesses[i]
+        used = access_dims(access)
+        extents = self.pack_extents()
+        if row is None or row in used or column not in used or extents is None:
+            return False
+        buffer = kf.inputs[i]
+        assert isinstance(buffer.type, MemRefType)
+        item = dtypes.to_numpy(buffer.type.element_type).itemsize
+        if math.prod(extents) * item > PACK_BYTES:
+            return False
+        steps = strides_of(access.affine_map.results, tuple(buffer.type.get_shape()),
+                           kf.sizes)
+        return access.is_masked or any(abs(steps[d]) * item >= PAGE_BYTES
+                                       for d in reductions)
+
+    def allocate_packs(self) -> dict[int, SSAValue]:
+        kf = self.kf
+        extents = self.pack_extents()
+        packs: dict[int, SSAValue] = {}
+        for i in range(len(kf.op.body_inputs)):
+            if extents is not None and self.should_pack(i):
+                buffer = kf.inputs[i]
+                assert isinstance(buffer.type, MemRefType)
+                alloc = kf.at.insert(memref.AllocOp.get(buffer.type.element_type,
+                                                        shape=extents))
+                alloc.memref.name_hint = f"pack{i}"
+                packs[i] = alloc.memref
+        return packs
+
+    def fill_pack(self, i: int, buffer: SSAValue, env: Env) -> None:
+        """pack[points of the tile] = read #i there (the pad where its mask fails)."""
+        kf = self.kf
+        loops = [Planned(d, "point", kf.tile(d)) if kf.tile(d) else Planned(d)
+                 for d in self.pack_dims()]
+
+        def copy(e: Env, carried: list[SSAValue]) -> list[SSAValue]:
+            kf.store(kf.read(i, e, kf.sizes), buffer, kf.pack_indices(self.pack_dims(), e))
+            return []
+
+        kf.nest(loops, [], copy, env)
 
     def columns(self, env: Env, row_values: list[SSAValue], row: int | None) -> None:
         assert self.dims is not None
         column = self.dims[3]
-        self.blocks(column, env, column_widths(self.cols), lambda e, first, n: self.block(
+        widths = column_widths(self.cols, self.static_extent(column))
+        self.blocks(column, env, widths, lambda e, first, n: self.block(
             e, row, row_values, [self.offset(first, k) for k in range(n)]))
+
+    def static_extent(self, dim: int) -> int | None:
+        """The points of `dim` in every tile when it is the same for all (the whole
+        dimension untiled, a tile that divides it); None for the order's outermost
+        dimension, whose range [start, stop) is known only when the function runs."""
+        kf = self.kf
+        if dim == kf.order[0]:
+            return None
+        size, tile = kf.sizes[dim], kf.tile(dim)
+        if not tile:
+            return size
+        return tile if size % tile == 0 else None
 
     def offset(self, first: SSAValue, k: int) -> SSAValue:
         return first if k == 0 else self.kf.emit(arith.AddiOp(first, self.kf.index(k)))

@@ -59,6 +59,16 @@ MIN_VECTOR_LENGTH = 4  # a shorter innermost loop is unrolled, not vectorized
 MAX_UNROLL = 8  # an innermost loop this short (or shorter) is fully unrolled
 MIN_PARALLEL_POINTS = 1 << 15  # a smaller kernel is not worth waking threads for
 SAMPLES = 64  # points at which a floordiv/mod index's step is measured
+# The register block of a contraction (lower-kernels-to-loops' register-blocked scheme):
+# 6 rows of 2 AVX-512 vectors is 12 accumulator registers of the 32, leaving room for
+# the row's broadcasts and the column vectors (BLIS's 6x32 sgemm kernel shape).
+BLOCK_ROWS = 6
+MIN_BLOCK_ROWS = 4
+BLOCK_VECTORS = 2
+# Its cache tiles: a 256 x 512 f32 tile of B (512 KiB) stays in L2 while all the rows
+# pass over it, and a row's 256 elements of A stay in L1 across a tile's columns.
+REDUCTION_TILE = 256
+COLUMN_TILE = 512
 
 
 class ScheduleError(ValueError):
@@ -373,6 +383,68 @@ def choose_tiles(kernel: KernelOp | KernelModel, order: Sequence[int] | None = N
     return tuple(0 if t >= s else t for t, s in zip(tiles, sizes, strict=True))
 
 
+# --------------------------------------------------------------------------- register blocks
+
+
+def block_shape(model: KernelModel, order: Sequence[int]) -> tuple[int | None, int] | None:
+    """(rows dim, columns dim) when `order` is `[P..., R..., c]` (the reductions, then
+    one parallel loop that walks the write contiguously: i-k-j) and the kernel is
+    matmul- or conv-like; the rows are the last of P (None without P)."""
+    reductions = model.reductions
+    if not reductions or not order or model.is_reduction(order[-1]):
+        return None
+    first = min(order.index(d) for d in reductions)
+    if any(not model.is_reduction(d) for d in order[first:-1]):
+        return None
+    column = order[-1]
+    if abs(model.write.strides[column]) != 1 or not reuses_across_parallel(model):
+        return None
+    return (order[first - 1] if first else None), column
+
+
+def block_rows(size: int, outermost: bool) -> int:
+    """BLOCK_ROWS, at most `size`; for rows of a known count (not the outermost loop,
+    which threads split) the largest count down to MIN_BLOCK_ROWS that divides it, so
+    no code is made for a remainder."""
+    rows = min(BLOCK_ROWS, size)
+    if outermost or size % rows == 0:
+        return rows
+    return next((r for r in range(rows, MIN_BLOCK_ROWS - 1, -1) if size % r == 0), rows)
+
+
+def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], has_epilogue: bool,
+                 lanes: int = 0) -> tuple[tuple[int, ...], int, int] | None:
+    """(tiles, vector, unroll) for a register-blocked contraction, None for other kernels.
+
+    The block is `unroll` rows (BLOCK_ROWS, at most the rows' size; `block_rows`) by
+    `vector` columns: BLOCK_VECTORS vectors of `lanes` (0: VECTOR_BYTES over the
+    element size), or all the columns when there are at most twice that many (a
+    narrower tail block would have too few accumulators to hide the FMA latency).
+    Tiles: the first reduction loop by REDUCTION_TILE when it is longer (only
+    without an epilogue: the partial sums wait in the output between tiles), the
+    columns by COLUMN_TILE when they are longer."""
+    model = as_model(kernel)
+    shape = block_shape(model, order)
+    if shape is None:
+        return None
+    rows, column = shape
+    lanes = lanes or lanes_for(model, column)
+    if model.sizes[column] <= 2 * BLOCK_VECTORS * lanes:
+        vector = model.sizes[column]  # one block across (conv's 56 columns: no tail blocks)
+    else:
+        vector = BLOCK_VECTORS * lanes
+    unroll = block_rows(model.sizes[rows], rows == order[0]) if rows is not None else 1
+    if vector * unroll < 2:
+        return None
+    tiles = [0] * len(model.sizes)
+    first = next(d for d in order if model.is_reduction(d))
+    if not has_epilogue and model.sizes[first] > REDUCTION_TILE:
+        tiles[first] = REDUCTION_TILE
+    if model.sizes[column] > COLUMN_TILE:
+        tiles[column] = COLUMN_TILE
+    return tuple(tiles), vector, unroll
+
+
 # --------------------------------------------------------------------------- vector, threads
 
 
@@ -430,14 +502,25 @@ def choose_parallel(kernel: KernelOp | KernelModel, order: Sequence[int], tiles:
 # --------------------------------------------------------------------------- the schedule
 
 
-def choose_schedule(kernel: KernelOp | KernelModel, options: ReorderLoops | None = None
-                    ) -> ScheduleAttr:
+def choose_schedule(kernel: KernelOp | KernelModel, options: ReorderLoops | None = None,
+                    has_epilogue: bool | None = None) -> ScheduleAttr:
+    """The schedule of a kernel; `has_epilogue` (read from a KernelOp) decides whether a
+    register-blocked contraction may tile its reduction."""
     options = options or ReorderLoops()
     model = as_model(kernel)
+    if has_epilogue is None:
+        has_epilogue = isinstance(kernel, KernelOp) and kernel.epilogue_block is not None
     order = choose_order(model)
-    tiles = (0,) * len(order) if options.no_tiles else choose_tiles(model, order)
-    vector = choose_vector(model, order, tiles, options.vector_width)
-    unroll = choose_unroll(model, order, tiles, vector)
+    block = (choose_block(model, order, has_epilogue, options.vector_width)
+             if options.register_blocks else None)
+    if block is not None:
+        tiles, vector, unroll = block
+        if options.no_tiles:
+            tiles = (0,) * len(order)
+    else:
+        tiles = (0,) * len(order) if options.no_tiles else choose_tiles(model, order)
+        vector = choose_vector(model, order, tiles, options.vector_width)
+        unroll = choose_unroll(model, order, tiles, vector)
     parallel = choose_parallel(model, order, tiles, options.threads)
     return ScheduleAttr(order, tiles, vector, unroll, parallel)
 
@@ -452,7 +535,8 @@ def describe(kernel: KernelOp, options: ReorderLoops | None = None) -> str:
     options = options or ReorderLoops()
     model = model_of(kernel)
     kept = kernel.schedule is not None and options.keep_existing
-    schedule = kernel.schedule if kept else choose_schedule(model, options)
+    schedule = kernel.schedule if kept else choose_schedule(
+        model, options, kernel.epilogue_block is not None)
     assert schedule is not None
     if errors := schedule_errors(kernel, schedule):
         raise ScheduleError(f"kernel @{model.name}: {'; '.join(errors)}")
@@ -460,20 +544,33 @@ def describe(kernel: KernelOp, options: ReorderLoops | None = None) -> str:
     order, tiles, parallel = v["order"], v["tiles"], v["parallel"]
     assert isinstance(order, list) and isinstance(tiles, list) and isinstance(parallel, list)
     costs = dim_costs(model)
+    block = (block_shape(model, order) is not None
+             and v["vector"] * v["unroll"] >= 2)  # type: ignore[operator]
     lines = []
     for position, d in enumerate(order):
         kind = "reduction" if model.is_reduction(d) else "parallel"
         tile = f", tile {tiles[d]}" if tiles[d] else ""
         strides = ", ".join(f"{a.label} {a.strides[d]}" for a in model.accesses)
+        last = position == len(order) - 1
         notes = "".join([
             ", threads" if d in parallel else "",
-            f", vector {v['vector']}" if position == len(order) - 1 and v["vector"] != 1 else "",
-            f", unroll {v['unroll']}" if position == len(order) - 1 and v["unroll"] != 1 else "",
+            _block_note(model, order, v) if last and block else "",
+            f", vector {v['vector']}" if last and not block and v["vector"] != 1 else "",
+            f", unroll {v['unroll']}" if last and not block and v["unroll"] != 1 else "",
         ])
         why = "written by hand (kept)" if kept else _why(model, order, position)
         lines.append(f"d{d} ({model.sizes[d]}{tile}, {kind}): {why}; strides {strides}; "
                      f"{costs[d]:.3f} lines/step{notes}")
     return "\n".join(lines)
+
+
+def _block_note(model: KernelModel, order: Sequence[int], values: dict[str, list[int] | int]
+                ) -> str:
+    shape = block_shape(model, order)
+    assert shape is not None
+    rows, column = shape
+    across = f"d{rows} x d{column}" if rows is not None else f"d{column}"
+    return f", register block {values['unroll']} x {values['vector']} ({across})"
 
 
 def contiguous_run(model: KernelModel, order: Sequence[int], access: Access) -> int:
@@ -522,14 +619,16 @@ class ReorderLoops(ModulePass):
     chosen from its accesses' strides; a schedule already there is kept.
 
     `vector-width`: lanes of a vector (0: 64 bytes over the element size; 1: no
-    vectors). `no-tiles`: never tile. `threads`: cores to plan parallel loops
-    for (1: none). `keep-existing`: keep schedules already on kernels (false:
-    replace them too).
+    vectors). `no-tiles`: never tile. `register-blocks=false`: no register blocks
+    for contractions (their schedules as for other kernels). `threads`: cores to
+    plan parallel loops for (1: none). `keep-existing`: keep schedules already on
+    kernels (false: replace them too).
     """
 
     name = "reorder-loops"
     vector_width: int = 0
     no_tiles: bool = False
+    register_blocks: bool = True
     threads: int = 8
     keep_existing: bool = True
 
@@ -555,6 +654,8 @@ __all__ = [
     "KernelModel",
     "ReorderLoops",
     "ScheduleError",
+    "block_shape",
+    "choose_block",
     "choose_order",
     "choose_parallel",
     "choose_schedule",
