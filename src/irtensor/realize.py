@@ -34,7 +34,6 @@ STAGES = {"hl": "", "ll": "hl-to-ll", "kernel": "hl-to-kernel"}
 _BUFFERS: weakref.WeakKeyDictionary[SSAValue, np.ndarray] = weakref.WeakKeyDictionary()
 # Op results that have been computed, mapped to the placeholder holding their buffer.
 _REALIZED: weakref.WeakKeyDictionary[SSAValue, SSAValue] = weakref.WeakKeyDictionary()
-_KEEP_BLOCKS: weakref.WeakKeyDictionary[SSAValue, Block] = weakref.WeakKeyDictionary()
 
 
 
@@ -58,8 +57,7 @@ def buffer_value(array: np.ndarray) -> SSAValue:
     """A placeholder value standing for a realized buffer."""
     block = Block(arg_types=[dtypes.type_of(array)])
     value = block.args[0]
-    _BUFFERS[value] = array
-    _KEEP_BLOCKS[value] = block
+    _BUFFERS[value] = array  # the argument holds its block: no other reference is needed
     return value
 
 

@@ -20,10 +20,20 @@ from xdsl.utils.exceptions import VerifyException
 from irtensor import dtypes, realize, shapes
 from irtensor.dialects import hl, ll
 from irtensor.dtypes import DType
+from irtensor.runtime import buffers
 from irtensor.tensor_movement import MovementMixin, argfix
 from irtensor.tensor_nn import NNMixin, ReduceMixin
 
 Scalar = int | float | bool
+
+
+def _forget_uses(op: Operation) -> None:
+    """Unlink a recorded op from its operands' use lists. A detached graph is walked
+    from results to operands only; were the uses kept, a long-lived tensor (a weight)
+    would hold every op ever built on it, with the buffers those ops realized."""
+    for operand, use in zip(op._operands, op._operand_uses, strict=True):
+        operand.remove_use(use)
+    op._operand_uses = ()
 
 
 def _kind(d: DType) -> int:
@@ -188,7 +198,11 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         self.realize()
         array = realize.buffer_of(self._value)
         assert array is not None
-        return array.copy()
+        # A copy the caller owns, in a pooled buffer: the pool reuses it only once the
+        # caller has dropped it, and a repeated call faults in no fresh pages.
+        out = buffers.empty(array.shape, array.dtype)
+        np.copyto(out, array)
+        return out
 
     def tolist(self) -> Any:
         return self.numpy().tolist()
@@ -217,6 +231,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         except VerifyException as e:
             message = str(e).splitlines()[0]
             raise (TypeError if "element type" in message else ValueError)(message) from None
+        _forget_uses(op)
         return Tensor(op.results[0], device=device)
 
     def _new(self, op: Operation) -> Tensor:

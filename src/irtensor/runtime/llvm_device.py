@@ -28,8 +28,9 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Region, SSAValue
 
 from irtensor import dtypes, ir
+from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import KernelOp
-from irtensor.runtime import STATS, cache
+from irtensor.runtime import STATS, buffers, cache
 
 MIN_POINTS_PER_THREAD = 1 << 15
 
@@ -171,6 +172,23 @@ def call(kernel: CompiledKernel, arrays: Sequence[np.ndarray], out: np.ndarray) 
         job.result()
 
 
+def call_raw(kernel: CompiledKernel, inputs: Sequence[int], out: int) -> None:
+    """`call` with raw pointers: no argument checks (a plan checked them once)."""
+    n = kernel.outer_size
+    fn = kernel.function.raw
+    workers = min(threads(), n) if kernel.splittable else 1
+    if workers <= 1:
+        fn(*inputs, out, 0, n)
+        return
+    bounds = [round(i * n / workers) for i in range(workers + 1)]
+    chunks = [(lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]
+    pool = _pool(workers)
+    jobs = [pool.submit(fn, *inputs, out, lo, hi) for lo, hi in chunks[1:]]
+    fn(*inputs, out, *chunks[0])
+    for job in jobs:
+        job.result()
+
+
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 
 
@@ -185,39 +203,98 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 
 def run(module: ModuleOp, inputs: Sequence[np.ndarray], fn: str = "main") -> list[np.ndarray]:
     """Execute `@fn` of a kernel-level module on numpy arrays."""
-    main = next((op for op in module.walk()
-                 if isinstance(op, func.FuncOp) and op.sym_name.data == fn), None)
-    if main is None:
-        raise ValueError(f"no function @{fn} in the module")
-    ops = list(main.body.block.ops)
-    last_use = {}
-    for index, op in enumerate(ops):
-        for v in op.operands:
-            last_use[v] = index
-    env: dict[SSAValue, np.ndarray] = {
-        arg: np.asarray(x, order="C") for arg, x in zip(main.body.block.args, inputs, strict=True)
-    }
-    level = debug_level()
-    for index, op in enumerate(ops):
-        if isinstance(op, func.ReturnOp):
-            return [env[v] for v in op.operands]
-        if not isinstance(op, KernelOp):
-            raise TypeError(f"device llvm cannot run {op.name}; expected kernel.kernel ops")
-        compiled = compile_kernel(op)
-        t = op.res.type
-        assert isinstance(t, TensorType)
-        out = np.empty(tuple(t.get_shape()), dtypes.to_numpy(t.element_type))
-        args = [env[v] for v in op.inputs]
-        start = time.perf_counter()
-        call(compiled, args, out)
-        STATS.kernels_run += 1
-        if level >= 2:
-            _report(op, compiled, args, out, time.perf_counter() - start, level)
-        env[op.res] = out
-        for v in op.operands:  # free what no later op reads
-            if last_use.get(v) == index and v not in main.body.block.args:
-                env.pop(v, None)
-    raise ValueError("@main has no func.return")
+    plans = _PLANS.setdefault(module, {})
+    plan = plans.get(fn)
+    if plan is None:
+        plan = plans[fn] = Plan.of(module, fn)
+    return plan.run([np.asarray(x, order="C") for x in inputs])
+
+
+@dataclass
+class Step:
+    """One kernel call of a plan: what it reads and writes, as slots of the plan's buffers."""
+
+    kernel: CompiledKernel
+    args: tuple[int, ...]
+    out: int
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    free: tuple[int, ...]  # slots no later step reads and no result is: dropped after it
+    op: weakref.ref[KernelOp]
+
+
+@dataclass
+class Plan:
+    """A kernel-level `@main` made ready to replay: kernels compiled, buffers numbered.
+
+    Slots 0..n-1 are the inputs, then one per kernel result. Running it is a loop of
+    native calls with raw pointers; outputs and intermediates come from the buffer pool.
+    """
+
+    inputs: tuple[tuple[tuple[int, ...], np.dtype], ...]  # shape and dtype of each
+    steps: list[Step]
+    results: tuple[int, ...]
+
+    @staticmethod
+    def of(module: ModuleOp, fn: str = "main") -> Plan:
+        main = next((op for op in module.walk()
+                     if isinstance(op, func.FuncOp) and op.sym_name.data == fn), None)
+        if main is None:
+            raise ValueError(f"no function @{fn} in the module")
+        block = main.body.block
+        slot: dict[SSAValue, int] = {arg: i for i, arg in enumerate(block.args)}
+        kernels: list[KernelOp] = []
+        results: tuple[int, ...] | None = None
+        for op in block.ops:
+            if isinstance(op, func.ReturnOp):
+                results = tuple(slot[v] for v in op.operands)
+                break
+            if not isinstance(op, KernelOp):
+                raise TypeError(f"device llvm cannot run {op.name}; expected kernel.kernel ops")
+            slot[op.res] = len(slot)
+            kernels.append(op)
+        if results is None:
+            raise ValueError(f"@{fn} has no func.return")
+        last_use = {slot[v]: i for i, op in enumerate(kernels) for v in op.inputs}
+        steps = []
+        for i, op in enumerate(kernels):
+            t = op.res.type
+            assert isinstance(t, TensorType)
+            free = tuple(sorted({slot[v] for v in op.inputs
+                                 if last_use[slot[v]] == i and slot[v] >= len(block.args)
+                                 and slot[v] not in results}))
+            steps.append(Step(compile_kernel(op), tuple(slot[v] for v in op.inputs),
+                              slot[op.res], tuple(t.get_shape()),
+                              np.dtype(dtypes.to_numpy(t.element_type)), free, weakref.ref(op)))
+        inputs = tuple((tuple(shape_of(a)), np.dtype(dtypes.to_numpy(element_of(a))))
+                       for a in block.args)
+        return Plan(inputs, steps, results)
+
+    def run(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        if len(inputs) != len(self.inputs):
+            raise ValueError(f"the program takes {len(self.inputs)} inputs, got {len(inputs)}")
+        for i, (a, (shape, dtype)) in enumerate(zip(inputs, self.inputs, strict=True)):
+            if a.shape != shape or a.dtype != dtype:
+                raise ValueError(f"input #{i}: expected {shape} {dtype}, got {a.shape} {a.dtype}")
+        arrays: list[np.ndarray | None] = [*inputs, *([None] * len(self.steps))]
+        pointers: list[int] = [buffers.pointer(a) for a in inputs] + [0] * len(self.steps)
+        level = debug_level()
+        for step in self.steps:
+            out, pointers[step.out] = buffers.POOL.take(step.shape, step.dtype)
+            arrays[step.out] = out
+            start = time.perf_counter()
+            call_raw(step.kernel, [pointers[i] for i in step.args], pointers[step.out])
+            STATS.kernels_run += 1
+            if level >= 2 and (op := step.op()) is not None:
+                args = [arrays[i] for i in step.args]
+                _report(op, step.kernel, args, out, time.perf_counter() - start, level)  # type: ignore[arg-type]
+            for i in step.free:  # intermediates go back to the pool at once
+                arrays[i] = None
+        return [arrays[i] for i in self.results]  # type: ignore[misc]
+
+
+# Plans by (module, function name); a module replayed from the program cache is planned once.
+_PLANS: weakref.WeakKeyDictionary[ModuleOp, dict[str, Plan]] = weakref.WeakKeyDictionary()
 
 
 def _report(op: KernelOp, kernel: CompiledKernel, args: Sequence[np.ndarray], out: np.ndarray,
