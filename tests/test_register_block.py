@@ -1,0 +1,248 @@
+"""Tiles, register blocks and packed copies in lower-kernels-to-loops keep each kernel's
+meaning.
+
+Properties: matmul-like kernels (batched or not, B plain or transposed, with and
+without a bias + relu epilogue, f32 and i32) and padded convolutions (masked
+reads, which the register block packs) of random small sizes, with random tiles
+(0, 1, smaller than, dividing, not dividing and larger than their dimension),
+random block shapes (`unroll` x `vector`) and loop orders that do and do not
+give a register block, run with xDSL's interpreter against `irtensor.interp`.
+Targeted: the schemes chosen, split [start, stop) ranges, and on device llvm
+the shapes that only large sizes reach (a tiled reduction, column tiles with a
+tail, a packed page-strided operand) for f32, f16, bf16 and i32, against numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, f32, i64
+
+from irtensor import ir
+from irtensor.dialects.kernel import KernelOp, ScheduleAttr
+from irtensor.interp import run
+from irtensor.passes.register_block import block_dims, column_widths
+from irtensor.pipeline import Pipeline
+from irtensor.runtime import llvm_device
+from test_lower_kernels_to_loops import (
+    assert_close,
+    float_sum_terms,
+    from_memref,
+    interpreter,
+    lower,
+    rng_array,
+    run_loops,
+    to_memref,
+)
+
+# --------------------------------------------------------------------------- kernels
+
+EPILOGUE = """ epilogue {
+  ^bb0(%s: T, %c: T):
+    %y = ADD %s, %c : T
+    %z = arith.constant ZERO : T
+    %r = MAX %y, %z : T
+    kernel.yield %r : T
+  }"""
+
+
+def matmul_text(batch: int, m: int, k: int, n: int, t: str = "f32", transposed: bool = False,
+                epilogue: bool = False, order: Sequence[int] | None = None,
+                tiles: Sequence[int] | None = None, vector: int = 1, unroll: int = 1) -> str:
+    """out[b, i, j] = sum_k a[b, i, k] * w[k, j] (w[j, k] transposed), + bias, relu;
+    space (b, i, k, j), reduce [2]."""
+    order = list(order) if order is not None else [0, 1, 2, 3]
+    tiles = list(tiles) if tiles is not None else [0, 0, 0, 0]
+    w_shape, w_map = ((n, k), "(d3, d2)") if transposed else ((k, n), "(d2, d3)")
+    mul, add, maximum, zero = (("arith.mulf", "arith.addf", "arith.maximumf", "0.0")
+                               if t.startswith(("f", "bf")) else
+                               ("arith.muli", "arith.addi", "arith.maxsi", "0"))
+    ins = [f"tensor<{batch}x{m}x{k}x{t}>", f"tensor<{w_shape[0]}x{w_shape[1]}x{t}>"]
+    reads = ["#kernel.access<(d0, d1, d2, d3) -> (d0, d1, d2)>",
+             f"#kernel.access<(d0, d1, d2, d3) -> {w_map}>"]
+    if epilogue:
+        ins.append(f"tensor<{n}x{t}>")
+        reads.append("#kernel.access<(d0, d1, d2, d3) -> (d3)>")
+    out = f"tensor<{batch}x{m}x{n}x{t}>"
+    args = ", ".join(f"%a{i}: {ty}" for i, ty in enumerate(ins))
+    names = ", ".join(f"%a{i}" for i in range(len(ins)))
+    tail = EPILOGUE.replace("ADD", add).replace("MAX", maximum).replace("ZERO", zero) \
+        if epilogue else ""
+    return f"""func.func @main({args}) -> {out} {{
+  %0 = kernel.kernel @mm({names}) space [{batch}, {m}, {k}, {n}] reduce [2] sum
+      reads [{', '.join(reads)}] writes affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+      {"epilogue_inputs 1" if epilogue else ""}
+      schedule <order {order}, tiles {tiles}, vector {vector}, unroll {unroll}, parallel []>
+      : ({', '.join(ins)}) -> {out} {{
+  ^bb0(%x: {t}, %w: {t}):
+    %p = {mul} %x, %w : {t}
+    kernel.yield %p : {t}
+  }}{tail}
+  func.return %0 : {out}
+}}""".replace(" T", f" {t}").replace("T\n", f"{t}\n")
+
+
+def conv_text(n: int, ci: int, co: int, h: int, w: int, pad: int) -> str:
+    """A padded 3x3 conv2d through hl-to-kernel: one kernel with a masked read."""
+    return f"""func.func @main(%x: tensor<{n}x{ci}x{h}x{w}xf32>, %k: tensor<{co}x{ci}x3x3xf32>)
+    -> tensor<{n}x{co}x{h + 2 * pad - 2}x{w + 2 * pad - 2}xf32> {{
+  %c = hl.conv2d %x, %k padding [{pad}, {pad}, {pad}, {pad}]
+      : tensor<{n}x{ci}x{h}x{w}xf32>, tensor<{co}x{ci}x3x3xf32>
+      -> tensor<{n}x{co}x{h + 2 * pad - 2}x{w + 2 * pad - 2}xf32>
+  func.return %c : tensor<{n}x{co}x{h + 2 * pad - 2}x{w + 2 * pad - 2}xf32>
+}}"""
+
+
+def the_kernel(module: ModuleOp) -> KernelOp:
+    return next(op for op in module.walk() if isinstance(op, KernelOp))
+
+
+def inputs_for(module: ModuleOp, seed: int) -> list[np.ndarray]:
+    main = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    out = []
+    for i, t in enumerate(main.function_type.inputs.data):
+        dtype = np.int32 if "i32" in str(t) else np.float32
+        out.append(rng_array(tuple(t.get_shape()), dtype, seed + i))  # type: ignore[attr-defined]
+    return out
+
+
+def check_loops(module: ModuleOp, inputs: Sequence[np.ndarray]) -> ModuleOp:
+    """The loops (fast reductions) compute what the interpreter computes; the loops."""
+    want = run(module, list(inputs))
+    loops = lower(module)
+    assert_close(run_loops(loops, inputs), want, float_sum_terms(module))
+    return loops
+
+
+def uses_register_block(loops: ModuleOp) -> bool:
+    """A reduction loop carrying more than one accumulator."""
+    from xdsl.dialects import scf
+
+    return any(isinstance(op, scf.ForOp) and len(op.iter_args) > 1 for op in loops.walk())
+
+
+# --------------------------------------------------------------------------- properties
+
+tile = st.sampled_from([0, 0, 1, 2, 3, 4, 16])
+
+
+@settings(max_examples=40, deadline=None)
+@given(batch=st.integers(1, 2), m=st.integers(1, 7), k=st.integers(1, 6),
+       n=st.integers(1, 9), dtype=st.sampled_from(["f32", "i32"]),
+       transposed=st.booleans(), epilogue=st.booleans(),
+       order=st.sampled_from([[0, 1, 2, 3], [1, 0, 2, 3], [0, 2, 1, 3], [0, 1, 3, 2]]),
+       tiles=st.lists(tile, min_size=4, max_size=4), vector=st.integers(1, 9),
+       unroll=st.integers(1, 5), seed=st.integers(0, 2**16))
+def test_tiled_and_blocked_matmuls_keep_their_results(
+        batch: int, m: int, k: int, n: int, dtype: str, transposed: bool, epilogue: bool,
+        order: list[int], tiles: list[int], vector: int, unroll: int, seed: int) -> None:
+    module = ir.parse(matmul_text(batch, m, k, n, dtype, transposed, epilogue, order, tiles,
+                                  vector, unroll))
+    check_loops(module, inputs_for(module, seed))
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(1, 2), ci=st.integers(1, 3), co=st.integers(1, 5),
+       h=st.integers(1, 5), w=st.integers(1, 7), pad=st.integers(1, 2),
+       tiles=st.lists(tile, min_size=8, max_size=8), vector=st.integers(1, 9),
+       unroll=st.integers(1, 5), seed=st.integers(0, 2**16))
+def test_blocked_convolutions_with_packed_masked_reads_keep_their_results(
+        n: int, ci: int, co: int, h: int, w: int, pad: int, tiles: list[int], vector: int,
+        unroll: int, seed: int) -> None:
+    module = ir.parse(conv_text(n, ci, co, h, w, pad))
+    Pipeline("hl-to-kernel").run(module)
+    kernel = the_kernel(module)
+    assert kernel.schedule is not None
+    kernel.schedule = ScheduleAttr(kernel.schedule.order_dims, tiles, vector, unroll, [])
+    check_loops(module, inputs_for(module, seed))
+
+
+# --------------------------------------------------------------------------- targeted
+
+
+def test_the_block_shape_and_its_column_widths() -> None:
+    assert block_dims((0, 1, 2), (1,)) == ([0], 0, [1], 2)
+    assert block_dims((0, 2, 1), (1,)) is None  # reduction innermost
+    assert block_dims((1, 0, 2), (1,)) is None  # a parallel loop between
+    assert block_dims((1, 2), (1,)) == ([], None, [1], 2)
+    assert block_dims((1, 2, 0), (1,)) is None  # a parallel loop between
+    assert column_widths(32) == [32, 16, 8, 4, 2, 1]
+    assert column_widths(56) == [56, 32, 16, 8, 4, 2, 1]
+    assert column_widths(32, 1024) == [32]
+    assert column_widths(32, 56) == [32, 16, 8]
+    assert column_widths(16, 7) == [4, 2, 1]
+
+
+def test_a_conv_block_packs_its_masked_window() -> None:
+    """Space (n, group, co, ci, oh, ow, kh, kw): ow by co blocks, the window packed."""
+    module = ir.parse(conv_text(1, 2, 4, 4, 5, 1))
+    Pipeline("hl-to-kernel").run(module)
+    the_kernel(module).schedule = ScheduleAttr([0, 1, 4, 2, 3, 6, 7, 5], [0] * 8, 5, 4, [])
+    loops = check_loops(module, inputs_for(module, 0))
+    assert uses_register_block(loops)
+    packs = [op for op in loops.walk() if isinstance(op, memref.AllocOp)
+             and op.memref.name_hint == "pack0"]
+    assert len(packs) == 1 and str(packs[0].memref.type) == "memref<2x3x3x5xf32>"
+
+
+def test_split_ranges_of_a_blocked_matmul_give_the_full_result() -> None:
+    """Rows [0, 3) and [3, 7) (as two threads would run them) write what one call writes."""
+    module = ir.parse(matmul_text(1, 7, 5, 11, order=[1, 0, 2, 3], tiles=[0, 0, 2, 4],
+                                  vector=4, unroll=3))
+    x, w = inputs_for(module, 3)
+    (want,) = run(module, [x, w])
+    loops = lower(module)
+    interp = interpreter(loops)
+    out = to_memref(np.zeros((1, 7, 11), np.float32))
+    for start, stop in ((0, 3), (3, 7)):
+        interp.call_op("mm_0", (to_memref(x), to_memref(w), out,
+                                IntegerAttr(start, i64), IntegerAttr(stop, i64)))
+    got = from_memref(out, MemRefType(f32, [1, 7, 11]))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+LARGE_CASES = [
+    # (m, k, n): a tiled reduction (k > 256), column tiles with a tail (n > 512), a
+    # page-strided B (n >= 1024 f32) that the block packs, odd rows.
+    (7, 300, 1030),
+    (13, 257, 515),
+    (1, 3, 2050),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32"])
+@pytest.mark.parametrize(("m", "k", "n"), LARGE_CASES)
+def test_large_blocked_matmuls_on_llvm_match_numpy(dtype: str, m: int, k: int, n: int,
+                                                   tmp_path: object,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IRTENSOR_CACHE_DIR", str(tmp_path))
+    import ml_dtypes  # noqa: F401 (numpy learns bfloat16)
+
+    t = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "int32": "i32"}[dtype]
+    text = f"""func.func @main(%a: tensor<{m}x{k}x{t}>, %b: tensor<{k}x{n}x{t}>)
+        -> tensor<{m}x{n}x{t}> {{
+      %0 = hl.matmul %a, %b : tensor<{m}x{k}x{t}>, tensor<{k}x{n}x{t}> -> tensor<{m}x{n}x{t}>
+      func.return %0 : tensor<{m}x{n}x{t}>
+    }}"""
+    module = ir.parse(text)
+    Pipeline("hl-to-kernel").run(module)
+    rng = np.random.default_rng(0)
+    if t == "i32":
+        a, b = (rng.integers(-8, 9, s).astype(np.int32) for s in ((m, k), (k, n)))
+    else:
+        a, b = (rng.standard_normal(s).astype(np.dtype(dtype)) for s in ((m, k), (k, n)))
+    (got,) = llvm_device.run(module, [a, b])
+    (want,) = run(module, [a, b])
+    if t == "i32":
+        np.testing.assert_array_equal(got, want)
+    else:
+        exact = a.astype(np.float64) @ b.astype(np.float64)
+        # Low-precision sums round at every step, in another order than the interpreter.
+        tol = {"f32": 1e-4, "f16": 0.05, "bf16": 0.3}[t] * np.sqrt(k)
+        np.testing.assert_allclose(got.astype(np.float64), exact, rtol=0, atol=tol)
+        np.testing.assert_allclose(want.astype(np.float64), exact, rtol=0, atol=tol)
