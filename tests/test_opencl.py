@@ -376,8 +376,10 @@ def test_schedule_tiles_are_the_work_group_size() -> None:
     }""")
     (kernel,) = [k for k in module.walk() if isinstance(k, KernelOp)]
     lowered = lower_kernel(kernel)
-    assert lowered.global_size == (48, 64) and lowered.local_size == (12, 16)
-    assert "reqd_work_group_size(12, 16, 1)" in print_program([lowered]).source
+    # 16x8 outputs per work item: the 16-row tile is 2 work items; 12 columns are no
+    # whole number of 16-column blocks, so that dimension's work-group size is 1
+    assert lowered.global_size == (3, 8) and lowered.local_size == (1, 2)
+    assert "reqd_work_group_size(1, 2, 1)" in print_program([lowered]).source
     (got,) = opencl_device.run(module, [a, b])
     np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-4)
 
@@ -432,3 +434,35 @@ def test_float_exp2_and_log2_are_accurate_polynomials(op: str, reference: Callab
     errors = ulps(got, want)
     worst = int(np.argmax(errors))
     assert errors.max() <= max_ulps, f"{op}({x[worst]!r}) = {got[worst]!r}, numpy {want[worst]!r}"
+
+
+def test_register_blocks_divide_their_dims_and_fit_the_budget() -> None:
+    from irtensor.passes.lower_to_opencl import register_block
+
+    def matmul(m: int, k: int, n: int) -> KernelOp:
+        (kernel,) = hl_kernels(f"""
+        func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+          %c = hl.matmul %a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32> -> tensor<{m}x{n}xf32>
+          func.return %c : tensor<{m}x{n}xf32>
+        }}""", "hl-to-ll,fuse")
+        return kernel
+
+    assert register_block(matmul(1024, 64, 1024)) == {2: 16, 0: 8}
+    assert register_block(matmul(24, 8, 12)) == {2: 4, 0: 8}
+    assert register_block(matmul(7, 8, 5)) == {}  # odd sizes: one output per work item
+    assert register_block(matmul(1024, 64, 1024), budget=320) == {2: 8, 0: 4}
+    lowered = lower_kernel(matmul(1024, 64, 1024))
+    assert lowered.global_size == (64, 128)
+
+
+@needs_opencl
+@pytest.mark.parametrize(("m", "k", "n"), [(48, 33, 80), (6, 5, 4), (2, 3, 1026)])
+def test_blocked_matmuls_agree_with_numpy(m: int, k: int, n: int) -> None:
+    rng = np.random.default_rng(m * n)
+    a, b = rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32)
+    got, want = run_hl(f"""
+    func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+      %c = hl.matmul %a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32> -> tensor<{m}x{n}xf32>
+      func.return %c : tensor<{m}x{n}xf32>
+    }}""", [a, b])
+    assert_same_results(got, want, rtol=1e-5, atol=1e-4)

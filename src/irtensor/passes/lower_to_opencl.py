@@ -59,34 +59,69 @@ def ndrange_dims(op: KernelOp) -> list[int]:
     return [d for d in op.parallel_dims if op.sizes[d] != 1]
 
 
-def global_size(op: KernelOp) -> list[int]:
+def global_size(op: KernelOp, block: dict[int, int] | None = None) -> list[int]:
     """The NDRange: the last wide parallel dim first; more than three: the leading ones
-    multiplied into the last NDRange dimension. A kernel without one runs one item."""
+    multiplied into the last NDRange dimension. A kernel without one runs one item.
+    `block`: outputs per work item along some dims (their sizes divide by it)."""
     dims = ndrange_dims(op)
     if not dims:
         return [1]
+    block = block or {}
+    size = {d: op.sizes[d] // block.get(d, 1) for d in dims}
     direct = list(reversed(dims))[: MAX_RANGE_DIMS - 1] if len(dims) > MAX_RANGE_DIMS \
         else list(reversed(dims))
-    sizes = [op.sizes[d] for d in direct]
+    sizes = [size[d] for d in direct]
     if len(dims) > MAX_RANGE_DIMS:
         collapsed = 1
         for d in dims[: len(dims) - (MAX_RANGE_DIMS - 1)]:
-            collapsed *= op.sizes[d]
+            collapsed *= size[d]
         sizes.append(collapsed)
     return sizes
 
 
-def local_size(op: KernelOp) -> list[int] | None:
+def register_block(op: KernelOp, cols: int = 16, rows: int = 8,
+                   budget: int = 1600) -> dict[int, int]:
+    """Outputs per work item of a reduction (a matmul's or a conv's): up to `cols` along
+    the innermost wide parallel dim and `rows` along the next (powers of two that divide
+    them), so each operand load serves several accumulators; halved while the unrolled
+    body would exceed about `budget` ops (compile time). PoCL on this project's CPUs:
+    matmul 1024^3 4x4 3.6, 8x8 9.5, 16x8 19-29 GFLOP/s."""
+    dims = ndrange_dims(op)  # the last two are always NDRange dimensions of their own
+    if not op.reduction_dims or not dims:
+        return {}
+    wanted = dict(zip(reversed(dims), (cols, rows), strict=False))
+    per_point = len(op.body.block.ops) + sum(
+        4 + (8 if a.mask.data.constraints else 0) for a in op.accesses)
+    while prod(wanted.values()) * per_point > budget and max(wanted.values()) > 1:
+        inner = dims[-1]  # on a tie the rows give way: columns are the contiguous loads
+        widest = max(wanted, key=lambda d: (wanted[d], d != inner))
+        wanted[widest] //= 2
+    block = {}
+    for d, width in wanted.items():
+        fit = width
+        while fit > 1 and (op.sizes[d] % fit or op.sizes[d] < 2 * fit):
+            fit //= 2
+        if fit > 1:
+            block[d] = fit
+    return block
+
+
+def local_size(op: KernelOp, block: dict[int, int] | None = None) -> list[int] | None:
     """The schedule's tiles of the NDRange dimensions as the work-group size, where a
-    tile divides its dimension (else 1); None without tiles (the device chooses)."""
+    tile divides its dimension (else 1); None without tiles (the device chooses). With a
+    `block`, a tile counts work items: tile / block."""
     if op.schedule is None:
         return None
     dims = ndrange_dims(op)
     if not dims or len(dims) > MAX_RANGE_DIMS:
         return None
-    tiles = op.schedule.tile_sizes
-    local = [tiles[d] if 0 < tiles[d] < op.sizes[d] and op.sizes[d] % tiles[d] == 0 else 1
-             for d in reversed(dims)]
+    block = block or {}
+    local = []
+    for d in reversed(dims):
+        b = block.get(d, 1)
+        tile, size = op.schedule.tile_sizes[d], op.sizes[d]
+        items = tile // b if 0 < tile < size and tile % b == 0 else 0
+        local.append(items if items > 1 and (size // b) % items == 0 else 1)
     return local if any(n > 1 for n in local) else None
 
 
@@ -112,6 +147,7 @@ class OpenCLKernelBuilder(KernelFunction):
                  max_group_outputs: int = MAX_GROUP_OUTPUTS):
         self.op, self.name = op, name
         self.group = group if uses_group_reduction(op, group, max_group_outputs) else 0
+        self.block = {} if self.group else register_block(op)
         self.sizes = op.sizes
         self.order = loop_order(op)
         self.fast_reductions = True
@@ -136,16 +172,33 @@ class OpenCLKernelBuilder(KernelFunction):
         if not self.op.reduction_dims:
             self.store_point(env, [])
         else:
-            element = self.accumulator_type()
-            reduction = [d for d in self.order if d in self.op.reduction_dims]
-            init = self.constant(self.identity(element), element)
+            self.blocked_reduction(env)
+        return self.kernel(global_size(self.op, self.block), local_size(self.op, self.block))
 
-            def point(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
-                return [self.combine(carried[0], self.body_value(env))]
+    def blocked_reduction(self, env: Env) -> None:
+        """The reduction loops once, carrying one accumulator per output of the work
+        item's block; each point's body is evaluated for every output."""
+        element = self.accumulator_type()
+        reduction = [d for d in self.order if d in self.op.reduction_dims]
+        init = self.constant(self.identity(element), element)
+        outputs = self.block_points(env)
 
-            (total,) = self.nest(self.loops_for(reduction), [init], point, env)
-            self.finish(total, env)
-        return self.kernel(global_size(self.op), local_size(self.op))
+        def point(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
+            inner = {d: env[d] for d in reduction}
+            return [self.combine(acc, self.body_value({**out, **inner}))
+                    for acc, out in zip(carried, outputs, strict=True)]
+
+        totals = self.nest(self.loops_for(reduction), [init] * len(outputs), point, env)
+        for total, out in zip(totals, outputs, strict=True):
+            self.finish(total, out)
+
+    def block_points(self, env: Env) -> list[Env]:
+        """The outputs of this work item: its first, then the rest of its block."""
+        points = [env]
+        for d, width in self.block.items():
+            points = [{**p, d: p[d] if j == 0 else self.emit(arith.AddiOp(p[d], self.index(j)))}
+                      for p in points for j in range(width)]
+        return points
 
     def kernel(self, sizes: Sequence[int], local: Sequence[int] | None) -> ocl.KernelOp:
         """The finished `ocl.kernel`: pointers instead of memrefs."""
@@ -232,6 +285,8 @@ class OpenCLKernelBuilder(KernelFunction):
             collapsed = dims[: len(dims) - (MAX_RANGE_DIMS - 1)]
         for axis, d in enumerate(direct):
             env[d] = self.global_id(axis)
+            if (width := self.block.get(d, 1)) > 1:  # the first output of the block
+                env[d] = self.emit(arith.MuliOp(env[d], self.index(width)))
             env[d].name_hint = f"i{d}"
         if collapsed:
             rest = self.global_id(MAX_RANGE_DIMS - 1)
@@ -325,4 +380,4 @@ class LowerToOpenCLPass(ModulePass):
 
 
 __all__ = ["LowerToOpenCLPass", "OpenCLKernelBuilder", "OpenCLLoweringError", "global_size",
-           "local_size", "lower_kernel", "uses_group_reduction"]
+           "local_size", "lower_kernel", "register_block", "uses_group_reduction"]

@@ -1,6 +1,6 @@
 // The OpenCL C that device opencl builds (`--emit opencl` prints the ocl.kernel ops):
 // an elementwise kernel, a long reduction with few outputs as a work-group reduction,
-// and a matmul whose schedule's tiles are its work-group size.
+// and a matmul with a block of outputs per work item and its tiles as the work-group size.
 // RUN: irtensor-opt %s -p lower-to-opencl --emit opencl | filecheck %s
 
 // CHECK-LABEL: /* range [8, 4] */
@@ -65,23 +65,30 @@ func.func @row_norms(%x: tensor<3x5000xf32>) -> tensor<3xf32> {
   func.return %0 : tensor<3xf32>
 }
 
-// A 64x32 @ 32x48 matmul with tiles 16x16 on its output: work-groups of 16x16, each work
-// item a dot product.
-// CHECK-LABEL: /* range [48, 64], local [16, 16] */
-// CHECK-NEXT:  __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void r_64_32_48_2(__global const float* in0, __global const float* in1, __global float* out) {
-// CHECK-NEXT:    long i2 = (long)get_global_id(0);
-// CHECK-NEXT:    long i0 = (long)get_global_id(1);
-// CHECK-NEXT:    float acc = 0.0f;
-// CHECK-NEXT:    for (long i1 = 0; i1 < 32; i1++) {
-// CHECK:           float [[P:.*]] = {{.*}} * {{.*}};
+// A 32x4 @ 4x24 matmul: each work item computes an 8x8 block of the output (64
+// accumulators; each loaded element of a row of A or a column of B serves 8 of them), so
+// the range is [24/8, 32/8]; the schedule's 16-row tile is 2 work items of 8 rows.
+// CHECK-LABEL: /* range [3, 4], local [1, 2] */
+// CHECK-NEXT:  __kernel __attribute__((reqd_work_group_size(1, 2, 1))) void r_32_4_24_2(__global const float* in0, __global const float* in1, __global float* out) {
+// CHECK-NEXT:    long [[COL:.*]] = (long)get_global_id(0);
+// CHECK-NEXT:    long i2 = [[COL]] * 8;
+// CHECK-NEXT:    long [[ROW:.*]] = (long)get_global_id(1);
+// CHECK-NEXT:    long i0 = [[ROW]] * 8;
+// CHECK-COUNT-64: float acc{{.*}} = 0.0f;
+// CHECK-NEXT:    for (long i1 = 0; i1 < 4; i1++) {
+// CHECK:           float [[A:.*]] = in0[[[AT:.*]]];
+// CHECK:           float [[B:.*]] = in1[[[BT:.*]]];
+// CHECK-NEXT:      float [[P:.*]] = [[A]] * [[B]];
 // CHECK-NEXT:      float [[N:.*]] = acc + [[P]];
-// CHECK-NEXT:      acc = [[N]];
+// CHECK:           acc_63 = {{.*}};
 // CHECK-NEXT:    }
-func.func @matmul(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>) -> tensor<64x48xf32> {
-  %0 = kernel.kernel @r_64_32_48(%a, %b) space [64, 32, 48] reduce [1] sum reads [#kernel.access<(d0, d1, d2) -> (d0, d1)>, #kernel.access<(d0, d1, d2) -> (d1, d2)>] writes affine_map<(d0, d1, d2) -> (d0, d2)> schedule <order [0, 2, 1], tiles [16, 0, 16], vector 1, unroll 1, parallel [0]> : (tensor<64x32xf32>, tensor<32x48xf32>) -> tensor<64x48xf32> {
+// CHECK:         out[{{.*}}] = acc_63;
+// CHECK-NEXT:  }
+func.func @matmul(%a: tensor<32x4xf32>, %b: tensor<4x24xf32>) -> tensor<32x24xf32> {
+  %0 = kernel.kernel @r_32_4_24(%a, %b) space [32, 4, 24] reduce [1] sum reads [#kernel.access<(d0, d1, d2) -> (d0, d1)>, #kernel.access<(d0, d1, d2) -> (d1, d2)>] writes affine_map<(d0, d1, d2) -> (d0, d2)> schedule <order [0, 2, 1], tiles [16, 0, 8], vector 1, unroll 1, parallel [0]> : (tensor<32x4xf32>, tensor<4x24xf32>) -> tensor<32x24xf32> {
   ^bb0(%1: f32, %2: f32):
     %3 = arith.mulf %1, %2 : f32
     kernel.yield %3 : f32
   }
-  func.return %0 : tensor<64x48xf32>
+  func.return %0 : tensor<32x24xf32>
 }
