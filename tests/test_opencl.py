@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import IntegerType, bf16, f16, f32, f64, i1, i32, i64
 from conftest import opencl_unavailable
 from irtensor import interp
 from irtensor.backend.opencl_printer import UnsupportedError, print_program
-from irtensor.dialects.kernel import KernelOp
+from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.dialects.ocl import OCL
 from irtensor.ir import IRError, make_context, parse, to_text, verify
 from irtensor.passes.lower_to_opencl import global_size, lower_kernel
@@ -466,3 +466,14 @@ def test_blocked_matmuls_agree_with_numpy(m: int, k: int, n: int) -> None:
       func.return %c : tensor<{m}x{n}xf32>
     }}""", [a, b])
     assert_same_results(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_a_work_group_over_the_device_limit_is_left_to_the_device() -> None:
+    (kernel,) = [k for k in parse(ELEMENTWISE).walk()
+                 if isinstance(k, KernelOp)]
+    kernel.properties["schedule"] = ScheduleAttr([0, 1], [2, 4], 1, 1, [0])
+    assert lower_kernel(kernel).local_size == (4, 2)
+    assert lower_kernel(kernel, max_local=4).local_size is None
+    assert lower_kernel(kernel, max_local_sizes=(2, 2, 2)).local_size is None
+    assert "reqd_work_group_size" not in print_program(
+        [lower_kernel(kernel, max_local=4)]).source

@@ -336,14 +336,23 @@ def _tensor(t: Attribute) -> TensorType:
 
 
 def lower_kernel(op: KernelOp, name: str | None = None, group: int = WORK_GROUP_SIZE,
-                 max_group_outputs: int = MAX_GROUP_OUTPUTS) -> ocl.KernelOp:
+                 max_group_outputs: int = MAX_GROUP_OUTPUTS, max_local: int = 256,
+                 max_local_sizes: Sequence[int] = (256, 256, 256)) -> ocl.KernelOp:
     """The `ocl.kernel` computing `op` (named after it unless `name` is given); `group`:
-    the work-group size of work-group reductions (a power of two; 0: none)."""
+    the work-group size of work-group reductions (a power of two; 0: none). A work-group
+    size from the schedule's tiles that passes the device's limits (`max_local` items in
+    all, `max_local_sizes` per dimension; OpenCL's minimum guarantees by default) is
+    dropped: the device chooses."""
     if group & (group - 1):
         raise OpenCLLoweringError(f"lower-to-opencl: work-group-size {group} must be a "
                                   "power of two")
-    return OpenCLKernelBuilder(op, name or op.sym_name.data, group,
-                               max_group_outputs).build_kernel()
+    kernel = OpenCLKernelBuilder(op, name or op.sym_name.data, group,
+                                 max_group_outputs).build_kernel()
+    local = kernel.local_size
+    if local is not None and (prod(local) > max_local or any(
+            n > limit for n, limit in zip(local, max_local_sizes, strict=False))):
+        del kernel.properties["local"]
+    return kernel
 
 
 @register_pass

@@ -174,7 +174,9 @@ def compile_kernel(kernel: KernelOp) -> CompiledKernel:
         if key in _MEMORY:
             STATS.cache_hits_memory += 1
             return _MEMORY[key]
-    lowered = lower_kernel(kernel, group=work_group_size(dev.device))
+    lowered = lower_kernel(kernel, group=work_group_size(dev.device),
+                           max_local=int(dev.device.max_work_group_size),
+                           max_local_sizes=list(dev.device.max_work_item_sizes))
     program = print_program([lowered])
     if program.needs_fp64 and not supports_fp64(dev.device):
         raise OpenCLError(f"kernel @{kernel.sym_name.data} needs f64, which the OpenCL device "
