@@ -1,7 +1,9 @@
 """The register-blocked reduction of `lower-kernels-to-loops` (matmul, conv).
 
-A reduction kernel whose loop order ends with its reduction loops and then one
-parallel loop (matmul's i-k-j: `order [P..., R..., c]`) is lowered as a block
+A matmul- or conv-like kernel (an input reused across a parallel dimension,
+`reorder_loops.block_shape`) whose loop order ends with its reduction loops and
+then one parallel loop that walks the output contiguously (matmul's i-k-j:
+`order [P..., R..., c]`) is lowered as a block
 of `unroll` x `vector` output elements, `unroll` consecutive points of the last
 parallel dimension before the reductions (`r`, the rows) by `vector`
 consecutive points of the innermost one (`c`, the columns), whose accumulators
@@ -32,12 +34,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import SSAValue
 
 from irtensor import dtypes
 from irtensor.passes.loop_builder import Env, Loop, Planned, access_dims, tile_key
-from irtensor.passes.reorder_loops import strides_of
+from irtensor.passes.reorder_loops import block_shape, model_of, strides_of
 
 if TYPE_CHECKING:
     from irtensor.passes.loop_builder import KernelFunction
@@ -93,6 +95,12 @@ class RegisterBlock:
         self.rows = schedule.unroll.data if schedule is not None else 1
         self.cols = schedule.vector.data if schedule is not None else 1
         self.dims = block_dims(kf.order, op.reduction_dims) if schedule is not None else None
+        # Only where reorder-loops would block (a matmul- or conv-like kernel whose
+        # columns walk the output contiguously); elsewhere `vector` and `unroll` keep
+        # their meaning of hints for the innermost loop (a column sum must keep
+        # streaming its rows, not walk 16 columns down the whole matrix).
+        if self.dims is not None and block_shape(model_of(op), kf.order) is None:
+            self.dims = None
 
     def applies(self) -> bool:
         if self.dims is None or self.rows * self.cols > MAX_ACCUMULATORS:
@@ -222,6 +230,16 @@ class RegisterBlock:
             return size
         return tile if size % tile == 0 else None
 
+    def minus(self, value: SSAValue, k: int) -> SSAValue:
+        """value - k, folded when the value is a constant (a static range)."""
+        kf = self.kf
+        if k == 0:
+            return value
+        if isinstance(value.owner, arith.ConstantOp) and isinstance(
+                value.owner.value, IntegerAttr):
+            return kf.index(value.owner.value.value.data - k)
+        return kf.emit(arith.SubiOp(value, kf.index(k)))
+
     def offset(self, first: SSAValue, k: int) -> SSAValue:
         return first if k == 0 else self.kf.emit(arith.AddiOp(first, self.kf.index(k)))
 
@@ -233,7 +251,7 @@ class RegisterBlock:
         kf = self.kf
         lower, upper = kf.point_range(dim, env)
         for n, width in enumerate(widths):
-            last = kf.emit(arith.SubiOp(upper, kf.index(width - 1))) if width > 1 else upper
+            last = self.minus(upper, width - 1)
 
             def body(e: Env, carried: list[SSAValue], width: int = width) -> list[SSAValue]:
                 inner(e, e[dim], width)

@@ -75,8 +75,10 @@ func.func @transpose_swapped(%x: tensor<1024x512xf32>) -> tensor<512x1024xf32> {
 // CHECK:         schedule <order [1, 0], tiles [0, 0], vector 16, unroll 1, parallel [1]>
 
 // Matmul 1024^3, space (M, K, N): the i-k-j order (N innermost walks B and C
-// contiguously, A is reused), tiled 32x64x64 (one tile's A, B and C fill 32 KiB),
-// the M tiles split across threads.
+// contiguously, A is reused), a register block of 6 rows of M by 32 columns of N
+// (unroll 6, vector 32), K tiled by 256 and N by 512 (a 512 KiB tile of B stays
+// in L2 while every row passes over it), the rows split across threads. With
+// vector-width=8 and no tiles: a 6 x 16 block.
 func.func @matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %r = kernel.kernel @r_1024_1024_1024(%a, %b) space [1024, 1024, 1024] reduce [1] sum reads [#kernel.access<(d0, d1, d2) -> (d0, d1)>, #kernel.access<(d0, d1, d2) -> (d1, d2)>] writes affine_map<(d0, d1, d2) -> (d0, d2)> : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   ^bb0(%x: f32, %y: f32):
@@ -86,11 +88,11 @@ func.func @matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tenso
   func.return %r : tensor<1024x1024xf32>
 }
 // CHECK-LABEL: func.func @matmul(
-// CHECK:         schedule <order [0, 1, 2], tiles [32, 64, 64], vector 16, unroll 1, parallel [0]>
+// CHECK:         schedule <order [0, 1, 2], tiles [0, 256, 512], vector 32, unroll 6, parallel [0]>
 // OPT-LABEL:   func.func @matmul(
-// OPT:           schedule <order [0, 1, 2], tiles [0, 0, 0], vector 8, unroll 1, parallel []>
+// OPT:           schedule <order [0, 1, 2], tiles [0, 0, 0], vector 16, unroll 6, parallel []>
 
-// A small matmul fits in cache: not tiled.
+// A small matmul fits in cache: not tiled; its 48 columns are one block.
 func.func @small_matmul(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>) -> tensor<64x48xf32> {
   %r = kernel.kernel @r_64_32_48(%a, %b) space [64, 32, 48] reduce [1] sum reads [#kernel.access<(d0, d1, d2) -> (d0, d1)>, #kernel.access<(d0, d1, d2) -> (d1, d2)>] writes affine_map<(d0, d1, d2) -> (d0, d2)> : (tensor<64x32xf32>, tensor<32x48xf32>) -> tensor<64x48xf32> {
   ^bb0(%x: f32, %y: f32):
@@ -100,12 +102,12 @@ func.func @small_matmul(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>) -> tensor<
   func.return %r : tensor<64x48xf32>
 }
 // CHECK-LABEL: func.func @small_matmul(
-// CHECK:         schedule <order [0, 1, 2], tiles [0, 0, 0], vector 16, unroll 1, parallel [0]>
+// CHECK:         schedule <order [0, 1, 2], tiles [0, 0, 0], vector 48, unroll 6, parallel [0]>
 
 // conv2d N=8, 64->64, 56x56, 3x3, pad 1; space (N, CO, CI, OH, OW, KH, KW).
-// OW innermost (it walks x and the output contiguously: vector 16), the taps
-// just outside it, OH outside CO (a row of x is reused by every output
-// channel); tiled: one image, 16 output and 8 input channels, 4 rows.
+// OW innermost (it walks x and the output contiguously), the taps just outside
+// it, OH outside CO (a row of x is reused by every output channel); a register
+// block of 4 output channels (they divide 64) by all 56 columns, untiled.
 func.func @conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<8x64x56x56xf32> {
   %r = kernel.kernel @r_8_64_64_56_56_3_3(%x, %w) space [8, 64, 64, 56, 56, 3, 3] reduce [2, 5, 6] sum reads [#kernel.access<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3 + d5 - 1, d4 + d6 - 1), valid (d0, d1, d2, d3, d4, d5, d6) : (d3 + d5 - 1 >= 0, -d3 - d5 + 56 >= 0, d4 + d6 - 1 >= 0, -d4 - d6 + 56 >= 0), pad 0.0>, #kernel.access<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d5, d6)>] writes affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d3, d4)> : (tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<8x64x56x56xf32> {
   ^bb0(%a: f32, %b: f32):
@@ -115,7 +117,7 @@ func.func @conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor
   func.return %r : tensor<8x64x56x56xf32>
 }
 // CHECK-LABEL: func.func @conv(
-// CHECK:         schedule <order [0, 3, 1, 2, 5, 6, 4], tiles [1, 16, 8, 4, 0, 0, 0], vector 16, unroll 1, parallel [0]>
+// CHECK:         schedule <order [0, 3, 1, 2, 5, 6, 4], tiles [0, 0, 0, 0, 0, 0, 0], vector 56, unroll 4, parallel [0]>
 
 // Rows of 3 summed: the reduction loop is too short to vectorize, so the row
 // loop, which walks the write contiguously, is innermost and vectorized (its
@@ -223,8 +225,9 @@ func.func @group_norm(%x: tensor<32x64x56x56xf32>) -> tensor<32x64x56x56xf32> {
 // PIPE:         kernel.kernel @E_32_64_56_56({{.*}}) space [32, 64, 56, 56]
 // PIPE-SAME:      schedule <order [0, 1, 2, 3], tiles [0, 0, 0, 0], vector 16, unroll 1, parallel [0]>
 
-// matmul + bias (the bias is the kernel's epilogue: it is read once per output
-// element, so it does not count in a tile's working set) and conv2d from hl.
+// matmul + bias (the bias is the kernel's epilogue, applied once per output
+// element: the reduction is not tiled, as its partial sums cannot wait in the
+// output) and conv2d from hl.
 func.func @hl_matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %bias: tensor<1024xf32>) -> tensor<1024x1024xf32> {
   %m = hl.matmul %a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
   %r = hl.add %m, %bias : tensor<1024x1024xf32>, tensor<1024xf32> -> tensor<1024x1024xf32>
@@ -232,11 +235,11 @@ func.func @hl_matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %bias
 }
 // PIPE-LABEL: func.func @hl_matmul(
 // PIPE:         kernel.kernel @r_1024_1024_1024(%a, %b, %bias)
-// PIPE-SAME:      epilogue_inputs 1 schedule <order [0, 1, 2], tiles [32, 64, 64], vector 16, unroll 1, parallel [0]>
+// PIPE-SAME:      epilogue_inputs 1 schedule <order [0, 1, 2], tiles [0, 0, 512], vector 32, unroll 6, parallel [0]>
 
 func.func @hl_conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<8x64x56x56xf32> {
   %r = hl.conv2d %x, %w padding [1, 1, 1, 1] : tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32> -> tensor<8x64x56x56xf32>
   func.return %r : tensor<8x64x56x56xf32>
 }
 // PIPE-LABEL: func.func @hl_conv(
-// PIPE:         schedule <order [0, 1, 4, 2, 3, 6, 7, 5], tiles [1, 0, 16, 8, 4, 0, 0, 0], vector 16, unroll 1, parallel [0]>
+// PIPE:         schedule <order [0, 1, 4, 2, 3, 6, 7, 5], tiles [0, 0, 0, 0, 0, 0, 0, 0], vector 56, unroll 4, parallel [0]>
