@@ -36,7 +36,9 @@ def impl_row(name: str, entry: dict[str, Any], reps: int) -> list[str]:
         return ["", name, *["-"] * (len(HEAD) - 3), _check(entry)]
     metric = entry.get("metric")
     ratio = entry.get("ratio_numpy")
-    warm = _ms(entry["ms"]) + (f" ({entry['reps']} reps)" if entry["reps"] < reps else "")
+    count = entry["reps"]
+    plural = "s" if count > 1 else ""
+    warm = _ms(entry["ms"]) + (f" ({count} rep{plural})" if count < reps else "")
     return ["", name, _kernels(entry), _ms(entry.get("first_ms")), warm,
             f"{ratio:.2f}" if ratio else "-",
             f"{metric[1]:.3g} {metric[0]}" if metric else "-",
