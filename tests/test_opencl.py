@@ -8,6 +8,7 @@ IRTENSOR_REQUIRE_OPENCL=1 (CI), where that is an error.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -60,6 +61,7 @@ needs_opencl = pytest.mark.skipif(
 def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("IRTENSOR_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(opencl_device, "_MEMORY", {})
+    monkeypatch.setattr(opencl_device, "_BY_OP", weakref.WeakKeyDictionary())
     return tmp_path / "cache"
 
 
