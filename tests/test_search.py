@@ -82,3 +82,17 @@ def test_search_width_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch
     assert search.search_width() == 0
     monkeypatch.setenv("IRTENSOR_SEARCH", "8")
     assert search.search_width() == 8
+
+
+def test_device_llvm_searches_each_new_kernel_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from irtensor import Tensor
+
+    monkeypatch.setenv("IRTENSOR_SEARCH", "3")
+    before = dict(search.COUNTS)
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((40, 24), np.float32), rng.standard_normal((24, 36), np.float32)
+    x, w = Tensor(a, device="llvm"), Tensor(b, device="llvm")
+    for _ in range(3):
+        np.testing.assert_allclose((x @ w).numpy(), a @ b, rtol=1e-5, atol=1e-4)
+    assert search.COUNTS["searches"] == before["searches"] + 1
+    assert search.COUNTS["schedules_timed"] == before["schedules_timed"] + 3

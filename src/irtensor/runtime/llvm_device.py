@@ -221,6 +221,7 @@ class Step:
     dtype: np.dtype
     free: tuple[int, ...]  # slots no later step reads and no result is: dropped after it
     op: weakref.ref[KernelOp]
+    tuned: bool = False  # IRTENSOR_SEARCH looked at it (on its first run, with real inputs)
 
 
 @dataclass
@@ -282,6 +283,8 @@ class Plan:
         for step in self.steps:
             out, pointers[step.out] = buffers.POOL.take(step.shape, step.dtype)
             arrays[step.out] = out
+            if not step.tuned:
+                _tune(step, [arrays[i] for i in step.args], out)  # type: ignore[misc]
             start = time.perf_counter()
             call_raw(step.kernel, [pointers[i] for i in step.args], pointers[step.out])
             STATS.kernels_run += 1
@@ -291,6 +294,22 @@ class Plan:
             for i in step.free:  # intermediates go back to the pool at once
                 arrays[i] = None
         return [arrays[i] for i in self.results]  # type: ignore[misc]
+
+
+def _tune(step: Step, args: Sequence[np.ndarray], out: np.ndarray) -> None:
+    """With IRTENSOR_SEARCH=N, time N schedules of the step's kernel on these arrays and
+    keep the fastest (runtime.search)."""
+    from irtensor.runtime import search
+
+    step.tuned = True
+    op = step.op()
+    if op is None or not (width := search.search_width()):
+        return
+    chosen = search.best_schedule(op, args, out, width)
+    if chosen is not None and chosen != op.schedule:
+        op.properties["schedule"] = chosen
+        _BY_OP.pop(op, None)
+        step.kernel = compile_kernel(op)
 
 
 # Plans by (module, function name); a module replayed from the program cache is planned once.
