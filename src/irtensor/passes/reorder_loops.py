@@ -402,6 +402,20 @@ def block_shape(model: KernelModel, order: Sequence[int]) -> tuple[int | None, i
     return (order[first - 1] if first else None), column
 
 
+def block_order(model: KernelModel, order: Sequence[int]) -> tuple[int, ...]:
+    """A matmul- or conv-like kernel whose innermost loop walks the write contiguously
+    gets its other parallel loops moved outside the reductions (each group keeping
+    its order), so that it can be register-blocked (`block_shape`): a short M made
+    k-i-j the cheapest order for a 64-row matmul, whose rows are better held in
+    registers. Any other kernel keeps `order`."""
+    if (not order or not model.reductions or model.is_reduction(order[-1])
+            or abs(model.write.strides[order[-1]]) != 1 or not reuses_across_parallel(model)):
+        return tuple(order)
+    parallel = [d for d in order[:-1] if not model.is_reduction(d)]
+    reductions = [d for d in order if model.is_reduction(d)]
+    return (*parallel, *reductions, order[-1])
+
+
 def block_rows(size: int, outermost: bool) -> int:
     """BLOCK_ROWS, at most `size`; for rows of a known count (not the outermost loop,
     which threads split) the largest count down to MIN_BLOCK_ROWS that divides it, so
@@ -511,8 +525,10 @@ def choose_schedule(kernel: KernelOp | KernelModel, options: ReorderLoops | None
     if has_epilogue is None:
         has_epilogue = isinstance(kernel, KernelOp) and kernel.epilogue_block is not None
     order = choose_order(model)
-    block = (choose_block(model, order, has_epilogue, options.vector_width)
-             if options.register_blocks else None)
+    block = None
+    if options.register_blocks:
+        order = block_order(model, order)
+        block = choose_block(model, order, has_epilogue, options.vector_width)
     if block is not None:
         tiles, vector, unroll = block
         if options.no_tiles:
@@ -654,6 +670,7 @@ __all__ = [
     "KernelModel",
     "ReorderLoops",
     "ScheduleError",
+    "block_order",
     "block_shape",
     "choose_block",
     "choose_order",
