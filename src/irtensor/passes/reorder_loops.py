@@ -15,9 +15,14 @@ The cost model, in small functions that can be read and tested alone:
   then the rest from the costliest step to the cheapest; innermost, the
   cheapest loop that walks the write or the main read contiguously and is
   long enough to vectorize.
-- `choose_tiles`: only for matmul- and conv-like kernels (a reduction whose
-  input is reused across a parallel dimension) whose buffers do not fit in
-  cache; tiles shrink from the largest until one tile's working set fits in L1.
+- `block_order`, `choose_block`: matmul- and conv-like kernels (a reduction
+  whose input is reused across a parallel dimension) whose innermost loop walks
+  the write get the i-k-j shape and a register block (`unroll` rows x `vector`
+  columns of accumulators that lower-kernels-to-loops keeps in registers) with
+  L2 tiles of the reduction and the columns.
+- `choose_tiles`: for the other matmul- and conv-like kernels whose buffers do
+  not fit in cache; tiles shrink from the largest until one tile's working set
+  fits in L1.
 - `choose_vector`, `choose_unroll`, `choose_parallel`: the innermost loop's
   vector width and unroll factor, and the outermost parallel loops to split
   across threads.
