@@ -9,7 +9,7 @@ this follows tinygrad, and the docstring says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,26 @@ from irtensor.tensor_movement import MovementMixin, argfix
 from irtensor.tensor_nn import NNMixin, ReduceMixin
 
 Scalar = int | float | bool
+
+
+_VERIFIERS: dict[type, Callable[[Operation], None]] = {}
+
+
+def _own_verifier(cls: type[Operation]) -> Callable[[Operation], None]:
+    """The op class's own `verify_` (shapes, element types: the user's errors), without
+    xDSL's generic checks of operand and result constraints, which ops built by this
+    API always meet and which cost about as much again as building the op. xDSL keeps
+    the class's own verifier in the closure of the `verify_` it generates; where that
+    is not found, the full `verify`."""
+    if (found := _VERIFIERS.get(cls)) is None:
+        generated = cls.__dict__.get("verify_")
+        names = getattr(getattr(generated, "__code__", None), "co_freevars", ())
+        cells = getattr(generated, "__closure__", None) or ()
+        own = (cells[names.index("custom_verify")].cell_contents
+               if "custom_verify" in names and len(cells) == len(names) else None)
+        found = own if callable(own) else cls.verify
+        _VERIFIERS[cls] = found
+    return found
 
 
 def _forget_uses(op: Operation) -> None:
@@ -227,7 +247,8 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
     @staticmethod
     def _op(op: Operation, device: str | None = None) -> Tensor:
         try:
-            op.verify()
+            check = _own_verifier(type(op))
+            check(op)
         except VerifyException as e:
             message = str(e).splitlines()[0]
             raise (TypeError if "element type" in message else ValueError)(message) from None
