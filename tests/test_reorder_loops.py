@@ -20,6 +20,7 @@ from xdsl.ir.affine import AffineExpr
 from irtensor import ir, passes
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.passes import reorder_loops as rl
+from irtensor.passes import schedule_blocks as sb
 from irtensor.passes.reorder_loops import ReorderLoops
 from irtensor.pipeline import Pipeline, PipelineError
 from irtensor.testing import Program, assert_preserves_semantics, programs
@@ -242,15 +243,15 @@ def test_schedules_of_big_kernels_fit_and_follow_the_options(text: str, pass_: R
         assert kernel.reduction_dims and not pass_.no_tiles
     assert all(t <= s for t, s in zip(tiles, kernel.sizes, strict=True))
     assert_stable(module, pass_)
-    shape = rl.block_shape(rl.model_of(kernel), order)
+    shape = sb.block_shape(rl.model_of(kernel), order)
     if shape is not None and pass_.register_blocks:
         # A register block: `unroll` rows of the dim before the reductions by `vector`
         # columns (at most 2 x BLOCK_VECTORS vectors, else all of them).
         rows, column = shape
         lanes = pass_.vector_width or rl.lanes_for(rl.model_of(kernel), column)
-        assert v["vector"] <= min(kernel.sizes[column], 2 * rl.BLOCK_VECTORS * lanes)
+        assert v["vector"] <= min(kernel.sizes[column], 2 * sb.BLOCK_VECTORS * lanes)
         assert v["unroll"] <= (kernel.sizes[rows] if rows is not None else 1)
-        assert v["unroll"] <= rl.BLOCK_ROWS  # type: ignore[operator]
+        assert v["unroll"] <= sb.BLOCK_ROWS  # type: ignore[operator]
         return
     assert v["vector"] <= max(extent, 1) and v["unroll"] <= max(extent, 1)  # type: ignore[operator]
     assert v["vector"] == 1 or v["unroll"] == 1

@@ -39,7 +39,8 @@ from xdsl.ir import SSAValue
 
 from irtensor import dtypes
 from irtensor.passes.loop_builder import Env, Loop, Planned, access_dims, tile_key
-from irtensor.passes.reorder_loops import block_shape, model_of, strides_of
+from irtensor.passes.reorder_loops import model_of, strides_of
+from irtensor.passes.schedule_blocks import block_shape
 
 if TYPE_CHECKING:
     from irtensor.passes.loop_builder import KernelFunction

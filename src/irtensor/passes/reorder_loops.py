@@ -15,7 +15,7 @@ The cost model, in small functions that can be read and tested alone:
   then the rest from the costliest step to the cheapest; innermost, the
   cheapest loop that walks the write or the main read contiguously and is
   long enough to vectorize.
-- `block_order`, `choose_block`: matmul- and conv-like kernels (a reduction
+- `schedule_blocks.block_order`, `.choose_block`: matmul- and conv-like kernels (a reduction
   whose input is reused across a parallel dimension) whose innermost loop walks
   the write get the i-k-j shape and a register block (`unroll` rows x `vector`
   columns of accumulators that lower-kernels-to-loops keeps in registers) with
@@ -64,16 +64,6 @@ MIN_VECTOR_LENGTH = 4  # a shorter innermost loop is unrolled, not vectorized
 MAX_UNROLL = 8  # an innermost loop this short (or shorter) is fully unrolled
 MIN_PARALLEL_POINTS = 1 << 15  # a smaller kernel is not worth waking threads for
 SAMPLES = 64  # points at which a floordiv/mod index's step is measured
-# The register block of a contraction (lower-kernels-to-loops' register-blocked scheme):
-# 6 rows of 2 AVX-512 vectors is 12 accumulator registers of the 32, leaving room for
-# the row's broadcasts and the column vectors (BLIS's 6x32 sgemm kernel shape).
-BLOCK_ROWS = 6
-MIN_BLOCK_ROWS = 4
-BLOCK_VECTORS = 2
-# Its cache tiles: a 256 x 512 f32 tile of B (512 KiB) stays in L2 while all the rows
-# pass over it, and a row's 256 elements of A stay in L1 across a tile's columns.
-REDUCTION_TILE = 256
-COLUMN_TILE = 512
 
 
 class ScheduleError(ValueError):
@@ -388,82 +378,6 @@ def choose_tiles(kernel: KernelOp | KernelModel, order: Sequence[int] | None = N
     return tuple(0 if t >= s else t for t, s in zip(tiles, sizes, strict=True))
 
 
-# --------------------------------------------------------------------------- register blocks
-
-
-def block_shape(model: KernelModel, order: Sequence[int]) -> tuple[int | None, int] | None:
-    """(rows dim, columns dim) when `order` is `[P..., R..., c]` (the reductions, then
-    one parallel loop that walks the write contiguously: i-k-j) and the kernel is
-    matmul- or conv-like; the rows are the last of P (None without P)."""
-    reductions = model.reductions
-    if not reductions or not order or model.is_reduction(order[-1]):
-        return None
-    first = min(order.index(d) for d in reductions)
-    if any(not model.is_reduction(d) for d in order[first:-1]):
-        return None
-    column = order[-1]
-    if abs(model.write.strides[column]) != 1 or not reuses_across_parallel(model):
-        return None
-    return (order[first - 1] if first else None), column
-
-
-def block_order(model: KernelModel, order: Sequence[int]) -> tuple[int, ...]:
-    """A matmul- or conv-like kernel whose innermost loop walks the write contiguously
-    gets its other parallel loops moved outside the reductions (each group keeping
-    its order), so that it can be register-blocked (`block_shape`): a short M made
-    k-i-j the cheapest order for a 64-row matmul, whose rows are better held in
-    registers. Any other kernel keeps `order`."""
-    if (not order or not model.reductions or model.is_reduction(order[-1])
-            or abs(model.write.strides[order[-1]]) != 1 or not reuses_across_parallel(model)):
-        return tuple(order)
-    parallel = [d for d in order[:-1] if not model.is_reduction(d)]
-    reductions = [d for d in order if model.is_reduction(d)]
-    return (*parallel, *reductions, order[-1])
-
-
-def block_rows(size: int, outermost: bool) -> int:
-    """BLOCK_ROWS, at most `size`; for rows of a known count (not the outermost loop,
-    which threads split) the largest count down to MIN_BLOCK_ROWS that divides it, so
-    no code is made for a remainder."""
-    rows = min(BLOCK_ROWS, size)
-    if outermost or size % rows == 0:
-        return rows
-    return next((r for r in range(rows, MIN_BLOCK_ROWS - 1, -1) if size % r == 0), rows)
-
-
-def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], has_epilogue: bool,
-                 lanes: int = 0) -> tuple[tuple[int, ...], int, int] | None:
-    """(tiles, vector, unroll) for a register-blocked contraction, None for other kernels.
-
-    The block is `unroll` rows (BLOCK_ROWS, at most the rows' size; `block_rows`) by
-    `vector` columns: BLOCK_VECTORS vectors of `lanes` (0: VECTOR_BYTES over the
-    element size), or all the columns when there are at most twice that many (a
-    narrower tail block would have too few accumulators to hide the FMA latency).
-    Tiles: the first reduction loop by REDUCTION_TILE when it is longer (only
-    without an epilogue: the partial sums wait in the output between tiles), the
-    columns by COLUMN_TILE when they are longer."""
-    model = as_model(kernel)
-    shape = block_shape(model, order)
-    if shape is None:
-        return None
-    rows, column = shape
-    lanes = lanes or lanes_for(model, column)
-    if model.sizes[column] <= 2 * BLOCK_VECTORS * lanes:
-        vector = model.sizes[column]  # one block across (conv's 56 columns: no tail blocks)
-    else:
-        vector = BLOCK_VECTORS * lanes
-    unroll = block_rows(model.sizes[rows], rows == order[0]) if rows is not None else 1
-    if vector * unroll < 2:
-        return None
-    tiles = [0] * len(model.sizes)
-    first = next(d for d in order if model.is_reduction(d))
-    if not has_epilogue and model.sizes[first] > REDUCTION_TILE:
-        tiles[first] = REDUCTION_TILE
-    if model.sizes[column] > COLUMN_TILE:
-        tiles[column] = COLUMN_TILE
-    return tuple(tiles), vector, unroll
-
-
 # --------------------------------------------------------------------------- vector, threads
 
 
@@ -532,8 +446,10 @@ def choose_schedule(kernel: KernelOp | KernelModel, options: ReorderLoops | None
     order = choose_order(model)
     block = None
     if options.register_blocks:
-        order = block_order(model, order)
-        block = choose_block(model, order, has_epilogue, options.vector_width)
+        from irtensor.passes import schedule_blocks  # it builds on this module's model
+
+        order = schedule_blocks.block_order(model, order)
+        block = schedule_blocks.choose_block(model, order, has_epilogue, options.vector_width)
     if block is not None:
         tiles, vector, unroll = block
         if options.no_tiles:
@@ -565,6 +481,8 @@ def describe(kernel: KernelOp, options: ReorderLoops | None = None) -> str:
     order, tiles, parallel = v["order"], v["tiles"], v["parallel"]
     assert isinstance(order, list) and isinstance(tiles, list) and isinstance(parallel, list)
     costs = dim_costs(model)
+    from irtensor.passes.schedule_blocks import block_note, block_shape
+
     block = (block_shape(model, order) is not None
              and v["vector"] * v["unroll"] >= 2)  # type: ignore[operator]
     lines = []
@@ -575,7 +493,7 @@ def describe(kernel: KernelOp, options: ReorderLoops | None = None) -> str:
         last = position == len(order) - 1
         notes = "".join([
             ", threads" if d in parallel else "",
-            _block_note(model, order, v) if last and block else "",
+            block_note(model, order, v) if last and block else "",
             f", vector {v['vector']}" if last and not block and v["vector"] != 1 else "",
             f", unroll {v['unroll']}" if last and not block and v["unroll"] != 1 else "",
         ])
@@ -583,15 +501,6 @@ def describe(kernel: KernelOp, options: ReorderLoops | None = None) -> str:
         lines.append(f"d{d} ({model.sizes[d]}{tile}, {kind}): {why}; strides {strides}; "
                      f"{costs[d]:.3f} lines/step{notes}")
     return "\n".join(lines)
-
-
-def _block_note(model: KernelModel, order: Sequence[int], values: dict[str, list[int] | int]
-                ) -> str:
-    shape = block_shape(model, order)
-    assert shape is not None
-    rows, column = shape
-    across = f"d{rows} x d{column}" if rows is not None else f"d{column}"
-    return f", register block {values['unroll']} x {values['vector']} ({across})"
 
 
 def contiguous_run(model: KernelModel, order: Sequence[int], access: Access) -> int:
@@ -675,9 +584,6 @@ __all__ = [
     "KernelModel",
     "ReorderLoops",
     "ScheduleError",
-    "block_order",
-    "block_shape",
-    "choose_block",
     "choose_order",
     "choose_parallel",
     "choose_schedule",
