@@ -77,3 +77,27 @@ def test_repeated_programs_reuse_their_buffers() -> None:
         np.testing.assert_allclose(step(), want)
         gc.collect()
     assert buffers.POOL.misses == before  # every buffer came from the pool
+
+
+def test_a_dropped_tensor_frees_its_buffer_at_once() -> None:
+    from irtensor import realize
+
+    a = Tensor(np.ones(1 << 16, np.float32), device="llvm")
+    gc.disable()  # freed by reference counting alone, not by the collector
+    try:
+        before = len(realize._BUFFERS)
+        for _ in range(5):
+            (a * 2).realize()
+        assert len(realize._BUFFERS) == before
+    finally:
+        gc.enable()
+
+
+def test_a_lazy_value_outlives_the_tensor_that_realized_it() -> None:
+    a = Tensor(np.arange(8, dtype=np.float32), device="llvm")
+    b = a * 2
+    c = b + 1  # recorded on b's lazy value
+    b.realize()
+    del b  # its buffer goes; c recomputes it
+    gc.collect()
+    np.testing.assert_array_equal(c.numpy(), np.arange(8, dtype=np.float32) * 2 + 1)

@@ -33,7 +33,10 @@ STAGES = {"hl": "", "ll": "hl-to-ll", "kernel": "hl-to-kernel"}
 # Buffer placeholders are arguments of detached one-argument blocks.
 _BUFFERS: weakref.WeakKeyDictionary[SSAValue, np.ndarray] = weakref.WeakKeyDictionary()
 # Op results that have been computed, mapped to the placeholder holding their buffer.
-_REALIZED: weakref.WeakKeyDictionary[SSAValue, SSAValue] = weakref.WeakKeyDictionary()
+# Held weakly: a realized buffer lives as long as a tensor holds its placeholder; a lazy
+# value computed again after that recomputes it.
+_REALIZED: weakref.WeakKeyDictionary[SSAValue, weakref.ref[SSAValue]] = (
+    weakref.WeakKeyDictionary())
 
 
 
@@ -57,16 +60,23 @@ def buffer_value(array: np.ndarray) -> SSAValue:
     """A placeholder value standing for a realized buffer."""
     block = Block(arg_types=[dtypes.type_of(array)])
     value = block.args[0]
-    _BUFFERS[value] = array  # the argument holds its block: no other reference is needed
+    # Only the argument holds its block: without the block -> argument link there is no
+    # cycle, so the buffer goes back to the pool as soon as the last tensor holding the
+    # placeholder is dropped, not at the next garbage collection.
+    block._args = ()
+    _BUFFERS[value] = array
     return value
 
 
 def buffer_of(value: SSAValue) -> np.ndarray | None:
-    return _BUFFERS.get(_REALIZED.get(value, value))
+    return _BUFFERS.get(resolve(value))
 
 
 def resolve(value: SSAValue) -> SSAValue:
-    return _REALIZED.get(value, value)
+    """The placeholder of `value`'s buffer while there is one; else `value` itself."""
+    found = _REALIZED.get(value)
+    placeholder = found() if found is not None else None
+    return placeholder if placeholder is not None else value
 
 
 @dataclass
@@ -172,8 +182,9 @@ def realize(outputs: Sequence[SSAValue], device: str) -> list[SSAValue]:
         else:
             module, arrays = _build(graph)
             results = execute(module, arrays, device, key)
-        for value, array in zip(todo, results, strict=True):
-            _REALIZED[value] = buffer_value(array)
+        placeholders = [buffer_value(array) for array in results]  # held until returned
+        for value, placeholder in zip(todo, placeholders, strict=True):
+            _REALIZED[value] = weakref.ref(placeholder)
     return [resolve(v) for v in outputs]
 
 
