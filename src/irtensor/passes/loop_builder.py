@@ -326,8 +326,12 @@ class KernelFunction:
             self.at.insert(memref.DeallocOp.get(self.accumulator))
 
     def finish(self, total: SSAValue, env: Env) -> None:
-        """Store a combined value, through the epilogue when there is one (its reads and
-        `kernel.index` see the reduction dims at 0)."""
+        """Store a combined value, through the epilogue when there is one."""
+        self.store(*self.finished(total, env))
+
+    def finished(self, total: SSAValue, env: Env) -> tuple[SSAValue, SSAValue, list[SSAValue]]:
+        """(value, output, indices) of a combined value put through the epilogue when
+        there is one (its reads and `kernel.index` see the reduction dims at 0)."""
         env = {**env, **{d: self.index(0) for d in self.op.reduction_dims}}
         block = self.op.epilogue_block
         if block is not None:
@@ -335,7 +339,7 @@ class KernelFunction:
             reduced = [1 if d in self.op.reduction_dims else s for d, s in enumerate(self.sizes)]
             reads = [self.read(i, env, reduced) for i in range(n_body, len(self.op.inputs))]
             total = self.run_region(block, [total, *reads], env)
-        self.store(total, self.output, self.write_indices(env))
+        return total, self.output, self.write_indices(env)
 
     def accumulator_indices(self, env: Env) -> list[SSAValue]:
         if self.accumulator is self.output:

@@ -287,8 +287,12 @@ class RegisterBlock:
                 kf.read_cache = None
 
         totals = kf.nest(loops, inits, step, env)
-        for total, p in zip(totals, points, strict=True):
-            kf.finish(total, p)
+        # Every epilogue first, then every store: a store between two reads of an
+        # epilogue input could alias it (the pointers are not noalias), and LLVM would
+        # then keep the block's results scalar.
+        results = [kf.finished(total, p) for total, p in zip(totals, points, strict=True)]
+        for value, buffer, indices in results:
+            kf.store(value, buffer, indices)
 
     def initial(self, point: Env, element: object) -> SSAValue:
         """The identity; for a tiled reduction, the output's partial sum after the first
