@@ -161,3 +161,29 @@ def test_debug_levels_show_realizes_kernels_schedules_ir_and_assembly(
     assert "schedule" in outputs["3"] and "<order [" in outputs["3"]
     assert "define void" in outputs["4"]  # the LLVM IR
     assert ".text" in outputs["5"] or "ret" in outputs["5"]  # the machine assembly
+
+
+SPLIT_SUM = """
+func.func @main(%x: tensor<128x8192xf32>) -> (tensor<f32>, tensor<128xf32>) {
+  %s = hl.sum %x axes [0, 1] : tensor<128x8192xf32> -> tensor<f32>
+  %r = hl.max %x axes [1] : tensor<128x8192xf32> -> tensor<128xf32>
+  func.return %s, %r : tensor<f32>, tensor<128xf32>
+}
+"""
+
+
+def test_split_reductions_run_on_llvm_like_the_interpreter() -> None:
+    from irtensor import ir
+
+    module = ir.parse(SPLIT_SUM)
+    x = np.random.default_rng(3).standard_normal((128, 8192)).astype(np.float32)
+    want = interp.run(module.clone(), [x])
+    Pipeline("hl-to-kernel").run(module)
+    assert sum(1 for op in module.walk() if op.name == "kernel.kernel") == 4  # both split
+    got = llvm_device.run(module, [x])
+    np.testing.assert_allclose(got[0], x.astype(np.float64).sum(), rtol=1e-5, atol=1e-2)
+    np.testing.assert_array_equal(got[1], want[1])  # a split max is exact
+    again = llvm_device.run(module, [x])  # the plan replays with pooled buffers
+    np.testing.assert_array_equal(again[1], got[1])
+    with pytest.raises(ValueError, match="input #0"):
+        llvm_device.run(module, [x[:64]])
