@@ -117,6 +117,15 @@ def tiles_of(op: KernelOp) -> tuple[int, ...]:
                                                       strict=True))
 
 
+def keeps_partials(op: KernelOp) -> bool:
+    """Whether the output can hold a reduction's partial sums between its tiles: the
+    accumulator has the output's element type (always so without an epilogue)."""
+    body_yield = op.body.block.last_op
+    result = op.res.type
+    return (isinstance(body_yield, YieldOp) and isinstance(result, TensorType)
+            and body_yield.value.type == result.element_type)
+
+
 def is_contraction(op: KernelOp) -> bool:
     """A float sum whose body yields a product (matmul, conv): each product may be
     fused with its addition (`contract`: one rounding instead of two)."""
@@ -571,4 +580,4 @@ def access_dims(access: AccessAttr) -> list[int]:
 
 
 __all__ = ["KERNEL_ATTR", "KernelFunction", "Loop", "Planned", "access_dims", "is_contraction",
-           "loop_order", "memref_of", "outer_extent", "tile_key", "tiles_of"]
+           "keeps_partials", "loop_order", "memref_of", "outer_extent", "tile_key", "tiles_of"]

@@ -22,9 +22,9 @@ vector FMAs on broadcast A values (`contract` on a float sum of products).
             reduction point loops carrying the accumulators
             store the block (through the epilogue)
 
-A tiled reduction keeps its partial sums in the output between its tiles,
-which needs a kernel without an epilogue; with one, the kernel is lowered by
-the general schemes instead.
+A tiled reduction keeps its partial sums in the output between its tiles (the
+epilogue, if any, applies in its last tile), which needs an accumulator of the
+output's element type; otherwise the kernel is lowered by the general schemes.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import SSAValue
 
 from irtensor import dtypes
-from irtensor.passes.loop_builder import Env, Loop, Planned, access_dims, tile_key
+from irtensor.passes.loop_builder import Env, Loop, Planned, access_dims, keeps_partials, tile_key
 from irtensor.passes.reorder_loops import model_of, strides_of
 from irtensor.passes.schedule_blocks import block_shape
 
@@ -109,7 +109,7 @@ class RegisterBlock:
         if self.rows * self.cols < 2:
             return False
         tiled_reduction = any(self.kf.tile(d) for d in self.kf.op.reduction_dims)
-        return not (tiled_reduction and self.kf.op.epilogue_block is not None)
+        return not tiled_reduction or keeps_partials(self.kf.op)
 
     def build(self) -> None:
         assert self.dims is not None
@@ -291,12 +291,25 @@ class RegisterBlock:
         # epilogue input could alias it (the pointers are not noalias), and LLVM would
         # then keep the block's results scalar.
         results = [kf.finished(total, p) for total, p in zip(totals, points, strict=True)]
-        for value, buffer, indices in results:
-            kf.store(value, buffer, indices)
+        last = self.last_tile(env) if kf.op.epilogue_block is not None else None
+        for total, (value, buffer, indices) in zip(totals, results, strict=True):
+            # A tiled reduction with an epilogue: partial sums until its last tile.
+            kf.store(value if last is None else kf.emit(arith.SelectOp(last, value, total)),
+                     buffer, indices)
+
+    def last_tile(self, env: Env) -> SSAValue | None:
+        """Whether every tiled reduction loop is in its last tile (None: none is tiled)."""
+        kf = self.kf
+        last: SSAValue | None = None
+        for d in (d for d in kf.op.reduction_dims if kf.tile(d)):
+            end = kf.emit(arith.AddiOp(env[tile_key(d)], kf.index(kf.tile(d))))
+            done = kf.emit(arith.CmpiOp(end, kf.dim_range(d)[1], "sge"))
+            last = done if last is None else kf.emit(arith.AndIOp(last, done))
+        return last
 
     def initial(self, point: Env, element: object) -> SSAValue:
         """The identity; for a tiled reduction, the output's partial sum after the first
-        tile (the output holds it between tiles: there is no epilogue then)."""
+        tile (the output holds it between tiles)."""
         kf = self.kf
         identity = kf.constant(kf.identity(element), element)  # type: ignore[arg-type]
         tiled = [d for d in kf.op.reduction_dims if kf.tile(d)]

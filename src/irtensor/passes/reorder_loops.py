@@ -52,7 +52,7 @@ from xdsl.passes import ModulePass
 from irtensor import dtypes
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
-from irtensor.passes import register_pass
+from irtensor.passes import loop_builder, register_pass
 from irtensor.passes.views import bounds, simplify
 
 LINE_BYTES = 64  # a cache line
@@ -436,20 +436,21 @@ def choose_parallel(kernel: KernelOp | KernelModel, order: Sequence[int], tiles:
 
 
 def choose_schedule(kernel: KernelOp | KernelModel, options: ReorderLoops | None = None,
-                    has_epilogue: bool | None = None) -> ScheduleAttr:
-    """The schedule of a kernel; `has_epilogue` (read from a KernelOp) decides whether a
-    register-blocked contraction may tile its reduction."""
+                    keeps_partials: bool | None = None) -> ScheduleAttr:
+    """The schedule of a kernel; `keeps_partials` (read from a KernelOp: its output has
+    the accumulator's type) decides whether a register-blocked contraction may tile
+    its reduction."""
     options = options or ReorderLoops()
     model = as_model(kernel)
-    if has_epilogue is None:
-        has_epilogue = isinstance(kernel, KernelOp) and kernel.epilogue_block is not None
+    if keeps_partials is None:
+        keeps_partials = not isinstance(kernel, KernelOp) or loop_builder.keeps_partials(kernel)
     order = choose_order(model)
     block = None
     if options.register_blocks:
         from irtensor.passes import schedule_blocks  # it builds on this module's model
 
         order = schedule_blocks.block_order(model, order)
-        block = schedule_blocks.choose_block(model, order, has_epilogue, options.vector_width)
+        block = schedule_blocks.choose_block(model, order, keeps_partials, options.vector_width)
     if block is not None:
         tiles, vector, unroll = block
         if options.no_tiles:
@@ -473,7 +474,7 @@ def describe(kernel: KernelOp, options: ReorderLoops | None = None) -> str:
     model = model_of(kernel)
     kept = kernel.schedule is not None and options.keep_existing
     schedule = kernel.schedule if kept else choose_schedule(
-        model, options, kernel.epilogue_block is not None)
+        model, options, loop_builder.keeps_partials(kernel))
     assert schedule is not None
     if errors := schedule_errors(kernel, schedule):
         raise ScheduleError(f"kernel @{model.name}: {'; '.join(errors)}")

@@ -73,7 +73,7 @@ def block_rows(size: int, outermost: bool) -> int:
     return next((r for r in range(rows, MIN_BLOCK_ROWS - 1, -1) if size % r == 0), rows)
 
 
-def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], has_epilogue: bool,
+def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_partials: bool,
                  lanes: int = 0) -> tuple[tuple[int, ...], int, int] | None:
     """(tiles, vector, unroll) for a register-blocked contraction, None for other kernels.
 
@@ -81,8 +81,9 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], has_epilo
     `vector` columns: BLOCK_VECTORS vectors of `lanes` (0: VECTOR_BYTES over the
     element size), or all the columns when there are at most twice that many (a
     narrower tail block would have too few accumulators to hide the FMA latency).
-    Tiles: the first reduction loop by REDUCTION_TILE when it is longer (only
-    without an epilogue: the partial sums wait in the output between tiles), the
+    Tiles: the first reduction loop by REDUCTION_TILE when it is longer and the
+    output `keeps_partials` (an accumulator of the output's type: the partial sums
+    wait in the output between tiles, the epilogue applies in the last), the
     columns by COLUMN_TILE when they are longer."""
     model = as_model(kernel)
     shape = block_shape(model, order)
@@ -99,7 +100,7 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], has_epilo
         return None
     tiles = [0] * len(model.sizes)
     first = next(d for d in order if model.is_reduction(d))
-    if not has_epilogue and model.sizes[first] > REDUCTION_TILE:
+    if keeps_partials and model.sizes[first] > REDUCTION_TILE:
         tiles[first] = REDUCTION_TILE
     if model.sizes[column] > COLUMN_TILE:
         tiles[column] = COLUMN_TILE

@@ -225,9 +225,9 @@ func.func @group_norm(%x: tensor<32x64x56x56xf32>) -> tensor<32x64x56x56xf32> {
 // PIPE:         kernel.kernel @E_32_64_56_56({{.*}}) space [32, 64, 56, 56]
 // PIPE-SAME:      schedule <order [0, 1, 2, 3], tiles [0, 0, 0, 0], vector 16, unroll 1, parallel [0]>
 
-// matmul + bias (the bias is the kernel's epilogue, applied once per output
-// element: the reduction is not tiled, as its partial sums cannot wait in the
-// output) and conv2d from hl.
+// matmul + bias (the bias is the kernel's epilogue: the partial sums wait in the
+// output between the tiles of K, the epilogue applies in the last) and conv2d
+// from hl.
 func.func @hl_matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %bias: tensor<1024xf32>) -> tensor<1024x1024xf32> {
   %m = hl.matmul %a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
   %r = hl.add %m, %bias : tensor<1024x1024xf32>, tensor<1024xf32> -> tensor<1024x1024xf32>
@@ -235,7 +235,7 @@ func.func @hl_matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %bias
 }
 // PIPE-LABEL: func.func @hl_matmul(
 // PIPE:         kernel.kernel @r_1024_1024_1024(%a, %b, %bias)
-// PIPE-SAME:      epilogue_inputs 1 schedule <order [0, 1, 2], tiles [0, 0, 512], vector 32, unroll 6, parallel [0]>
+// PIPE-SAME:      epilogue_inputs 1 schedule <order [0, 1, 2], tiles [0, 256, 512], vector 32, unroll 6, parallel [0]>
 
 func.func @hl_conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<8x64x56x56xf32> {
   %r = hl.conv2d %x, %w padding [1, 1, 1, 1] : tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32> -> tensor<8x64x56x56xf32>
