@@ -246,3 +246,13 @@ def test_large_blocked_matmuls_on_llvm_match_numpy(dtype: str, m: int, k: int, n
         tol = {"f32": 1e-4, "f16": 0.05, "bf16": 0.3}[t] * np.sqrt(k)
         np.testing.assert_allclose(got.astype(np.float64), exact, rtol=0, atol=tol)
         np.testing.assert_allclose(want.astype(np.float64), exact, rtol=0, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "i32"])
+def test_a_tiled_reduction_applies_the_epilogue_in_its_last_tile(dtype: str) -> None:
+    """K = 7 in tiles of 3 (the last one short): the partial sums wait in the output and
+    bias + relu apply once, after the last tile."""
+    module = ir.parse(matmul_text(2, 5, 7, 9, dtype, epilogue=True, tiles=[0, 0, 3, 4],
+                                  vector=4, unroll=2))
+    loops = check_loops(module, inputs_for(module, 5))
+    assert uses_register_block(loops)
