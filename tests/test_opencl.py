@@ -479,3 +479,19 @@ def test_a_work_group_over_the_device_limit_is_left_to_the_device() -> None:
     assert lower_kernel(kernel, max_local_sizes=(2, 2, 2)).local_size is None
     assert "reqd_work_group_size" not in print_program(
         [lower_kernel(kernel, max_local=4)]).source
+
+
+def test_a_convs_block_shares_its_masked_input_across_output_channels() -> None:
+    from irtensor.passes.lower_to_opencl import register_block
+
+    (kernel,) = hl_kernels("""
+    func.func @main(%x: tensor<2x8x16x16xf32>, %w: tensor<16x8x3x3xf32>)
+        -> tensor<2x16x16x16xf32> {
+      %y = hl.conv2d %x, %w padding [1, 1, 1, 1]
+           : tensor<2x8x16x16xf32>, tensor<16x8x3x3xf32> -> tensor<2x16x16x16xf32>
+      func.return %y : tensor<2x16x16x16xf32>
+    }""", "hl-to-ll,fuse")
+    # space (n, group, c_out, c_in, h, w, kh, kw): blocks along w and c_out, not h
+    assert kernel.sizes == (2, 1, 16, 8, 16, 16, 3, 3)
+    block = register_block(kernel)
+    assert set(block) == {5, 2}

@@ -43,7 +43,14 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from irtensor.dialects import ocl
 from irtensor.dialects.kernel import KernelOp
 from irtensor.passes import register_pass
-from irtensor.passes.loop_builder import Env, KernelFunction, Loop, loop_order, memref_of
+from irtensor.passes.loop_builder import (
+    Env,
+    KernelFunction,
+    Loop,
+    access_dims,
+    loop_order,
+    memref_of,
+)
 
 MAX_RANGE_DIMS = 3
 WORK_GROUP_SIZE = 128
@@ -82,18 +89,25 @@ def global_size(op: KernelOp, block: dict[int, int] | None = None) -> list[int]:
 def register_block(op: KernelOp, cols: int = 16, rows: int = 8,
                    budget: int = 1600) -> dict[int, int]:
     """Outputs per work item of a reduction (a matmul's or a conv's): up to `cols` along
-    the innermost wide parallel dim and `rows` along the next (powers of two that divide
-    them), so each operand load serves several accumulators; halved while the unrolled
-    body would exceed about `budget` ops (compile time). PoCL on this project's CPUs:
-    matmul 1024^3 4x4 3.6, 8x8 9.5, 16x8 19-29 GFLOP/s."""
-    dims = ndrange_dims(op)  # the last two are always NDRange dimensions of their own
+    the innermost wide parallel dim and `rows` along the parallel dim whose block shares
+    the costliest loads (the reads that do not depend on it: a conv's masked input
+    serves a block of output channels), powers of two that divide them; halved while the
+    unrolled body would exceed about `budget` ops (compile time). PoCL on this project's
+    CPUs: matmul 1024^3 4x4 3.6, 8x8 9.5, 16x8 19-29 GFLOP/s."""
+    dims = ndrange_dims(op)
     if not op.reduction_dims or not dims:
         return {}
-    wanted = dict(zip(reversed(dims), (cols, rows), strict=False))
-    per_point = len(op.body.block.ops) + sum(
-        4 + (8 if a.mask.data.constraints else 0) for a in op.accesses)
+    costs = [(4 + (8 if a.constraints.constraints else 0), set(access_dims(a)))
+             for a in op.accesses]
+    inner = dims[-1]
+    wanted = {inner: cols}
+    if len(dims) > 1:
+        # the dim whose block shares the most: reads that do not depend on it
+        shared = {d: sum(cost for cost, used in costs if d not in used) for d in dims[:-1]}
+        wanted[max(reversed(dims[:-1]), key=lambda d: shared[d])] = rows
+    per_point = len(op.body.block.ops) + sum(cost for cost, _ in costs)
     while prod(wanted.values()) * per_point > budget and max(wanted.values()) > 1:
-        inner = dims[-1]  # on a tie the rows give way: columns are the contiguous loads
+        # on a tie the rows give way: columns are the contiguous loads
         widest = max(wanted, key=lambda d: (wanted[d], d != inner))
         wanted[widest] //= 2
     block = {}
@@ -291,12 +305,15 @@ class OpenCLKernelBuilder(KernelFunction):
         if collapsed:
             rest = self.global_id(MAX_RANGE_DIMS - 1)
             for d in reversed(collapsed):
-                size = self.index(self.sizes[d])
+                width = self.block.get(d, 1)
+                size = self.index(self.sizes[d] // width)
                 if d == collapsed[0]:
                     env[d] = rest
                 else:
                     env[d] = self.emit(arith.RemUIOp(rest, size))
                     rest = self.emit(arith.DivUIOp(rest, size))
+                if width > 1:
+                    env[d] = self.emit(arith.MuliOp(env[d], self.index(width)))
                 env[d].name_hint = f"i{d}"
         return env
 
