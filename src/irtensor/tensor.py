@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from irtensor import dtypes, realize, shapes
@@ -25,9 +25,11 @@ from irtensor.tensor_movement import MovementMixin, argfix
 from irtensor.tensor_nn import NNMixin, ReduceMixin
 
 Scalar = int | float | bool
+POOLED_COPY_BYTES = 1 << 20  # smaller copies come from malloc, which is quicker for them
 
 
 _VERIFIERS: dict[type, Callable[[Operation], None]] = {}
+_DTYPES: dict[Attribute, DType] = {}
 
 
 def _own_verifier(cls: type[Operation]) -> Callable[[Operation], None]:
@@ -111,7 +113,10 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
 
     @property
     def dtype(self) -> DType:
-        return dtypes.of_element(self._type.element_type)
+        element = self._type.element_type
+        if (found := _DTYPES.get(element)) is None:  # asked several times per recorded op
+            found = _DTYPES[element] = dtypes.of_element(element)
+        return found
 
     @property
     def ndim(self) -> int:
@@ -218,6 +223,8 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         self.realize()
         array = realize.buffer_of(self._value)
         assert array is not None
+        if array.nbytes < POOLED_COPY_BYTES:
+            return array.copy()
         # A copy the caller owns, in a pooled buffer: the pool reuses it only once the
         # caller has dropped it, and a repeated call faults in no fresh pages.
         out = buffers.empty(array.shape, array.dtype)
