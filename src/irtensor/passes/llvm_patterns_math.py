@@ -21,7 +21,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from irtensor.passes.llvm_lowering import Emitter
 from irtensor.passes.llvm_patterns_arith import compute_type, from_compute, to_compute
-from irtensor.passes.llvm_vector_math import F32_VECTOR_MATH, F64_VECTOR_MATH
+from irtensor.passes.llvm_vector_math import F32_VECTOR_MATH, F64_VECTOR_MATH, QuietEmitter
 
 # math op -> the llvm dialect's own intrinsic op, and the intrinsic's name
 UNARY_OPS: dict[type[Operation], tuple[type[Operation], str]] = {
@@ -82,7 +82,7 @@ class UnaryMathToLLVM(RewritePattern):
         ct = compute_type(t)
         vector_math = (F32_VECTOR_MATH if ct == f32 else F64_VECTOR_MATH).get(type(op))
         if vector_math is not None:
-            result = vector_math(e, x)
+            result = vector_math(QuietEmitter(rewriter, op), x)
         elif isinstance(op, math.AbsFOp):
             result = intrinsic_op(e, (llvm.FAbsOp, "fabs"), [x], ct)
         elif isinstance(op, math.RsqrtOp):

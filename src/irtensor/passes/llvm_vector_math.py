@@ -1,5 +1,5 @@
-"""Vector math for `convert-to-llvm`: exp2, exp, log2, log, sin and cos on f32 as
-plain LLVM arithmetic.
+"""Vector math for `convert-to-llvm`: exp2, exp, log2, log, sin and cos on f32, and
+exp2, exp, log2, log on f64, as plain LLVM arithmetic.
 
 LLVM's own `llvm.exp2.f32` & co. vectorize to `llvm.exp2.v16f32`, which the x86
 backend scalarizes into one libm call per lane: slow to compile and about 3 ns
@@ -7,19 +7,22 @@ per element. The functions here are polynomials with branch-free special cases
 (selects) and integer bit tricks through bitcasts, so the loop vectorizer turns
 them into AVX-512 (or whatever the host has) like any other arithmetic.
 
-Accuracy, against the exact result (the tests measure it over a dense sweep of
-every f32 bit pattern class):
+Largest error from the exact result, f32 over all 2^32 inputs: exp2 0.88 ulp,
+exp 0.89, log2 0.93, log 0.82, sin 0.502, cos 0.501; f64 (sampled): exp2 0.88,
+exp 0.87, log2 0.69, log 0.64.
 
 - `exp2`, `exp`: reduce to `2^n * p(r)`, `|r| <= 1/2` (exp: Cody-Waite with a
-  two-part ln 2), a degree-6 minimax polynomial in FMA Horner form, then scale by
-  2^n in two exact steps so a subnormal result is rounded once. Overflow gives
-  inf, underflow 0, NaN stays NaN.
-- `log2`, `log`: scale subnormals by 2^23, split `x = 2^e * m` with `m` in
-  [sqrt(1/2), sqrt(2)), `f = m - 1` (exact), `log(1+f) = f*C + f^2 q(f)` with a
-  degree-9 minimax `q`. The leading product is kept with its exact rounding error
-  (FMA) and the sum with `e` is a Fast2Sum, so the result rounds about once.
-  log(0) = -inf, log(x < 0) = NaN, log(inf) = inf.
-- `sin`, `cos`: computed in f64 and rounded once to f32. `k = round(x * 2/pi)`
+  two-part ln 2, the first FMA step exact), a polynomial in FMA Horner form
+  (f32: degree-6 minimax; f64: Taylor to r^13), then scale by 2^n in two steps,
+  the first exact, so a subnormal result is rounded once. Overflow gives inf,
+  underflow 0, NaN stays NaN.
+- `log2`, `log`: scale subnormals into the normals, split `x = 2^e * m` with `m`
+  in [sqrt(1/2), sqrt(2)), `f = m - 1` (exact). f32: `log(1+f) = f*C + f^2 q(f)`
+  with a degree-9 minimax `q`; f64: fdlibm's `s = f/(2+f)` form. Leading
+  products are kept with their exact rounding error (FMA) and the sum with `e`
+  is a Fast2Sum, so the result rounds about once. log(0) = -inf,
+  log(x < 0) = NaN, log(inf) = inf.
+- `sin`, `cos` (f32): computed in f64 and rounded once. `k = round(x * 2/pi)`
   and `r = x - k*pi/2` by Cody-Waite with a three-part f64 pi/2 (exact products
   in FMA), then Taylor polynomials of sin and cos on [-pi/4, pi/4] picked and
   signed by `k mod 4`. The reduction is accurate while `|x| < 2^50`; beyond it
@@ -28,13 +31,13 @@ every f32 bit pattern class):
   matter for x's exponent (picked by selects), every product exact, the sum
   exact or double-double. inf and NaN give NaN.
 
-The polynomial coefficients are minimax fits (Lawson's iteration) rounded to f32
-one coefficient at a time, the later ones refitted after each rounding.
+The f32 polynomial coefficients are minimax fits (Lawson's iteration) rounded to
+f32 one coefficient at a time, the later ones refitted after each rounding.
 
 Everything uses `llvm.fma` where a fused multiply-add keeps the result exact or
-more accurate; a host without FMA would call libm's `fmaf` (still correct, not
-fast). f64 `exp2`/`log2`/`sin`/... keep LLVM's intrinsics (libm, scalar): f64
-polynomials are not written yet.
+more accurate; a host without FMA would call libm's `fma` per lane (still
+correct, not fast). f64 sin and cos keep LLVM's intrinsics (libm, scalar): a
+vector f64 reduction needs more than f64 products can hold exactly.
 """
 
 from __future__ import annotations
@@ -46,7 +49,6 @@ from dataclasses import dataclass
 from xdsl.dialects import llvm, math
 from xdsl.dialects.builtin import f32, f64, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.rewriter import InsertPoint
 
 from irtensor.passes.llvm_lowering import Emitter
 
@@ -112,6 +114,22 @@ COS_C = tuple((-1) ** (k + 1) / _f for k, _f in enumerate(
     (2.0, 24.0, 720.0, 40320.0, 3628800.0, 479001600.0)))
 
 
+class QuietEmitter(Emitter):
+    """An `Emitter` that puts its ops straight into the block, without telling the
+    rewriter. They are all llvm ops, which no pattern rewrites; told, the rewrite
+    walker would try every pattern on each of them, which was most of the lowering
+    time of a function like sin (some 150 ops)."""
+
+    def emit(self, new: Operation) -> SSAValue:
+        return self.insert(new).results[0]
+
+    def insert(self, new: Operation) -> Operation:
+        block = self.op.parent_block()
+        assert block is not None
+        block.insert_op_before(new, self.op)
+        return new
+
+
 # Constants of each function, made once at the start of its entry block: every math op
 # of a kernel shares them, so xDSL builds (and its rewriter revisits) fewer ops.
 _POOLS: weakref.WeakKeyDictionary[Block, dict[tuple[str, object, float | int], V]] = (
@@ -143,7 +161,11 @@ class Floats:
             constant = value.owner
             assert isinstance(constant, Operation)
             constant.detach()
-            self.e.rewriter.insert(constant, InsertPoint.at_start(self.entry))
+            first = self.entry.first_op
+            if first is None:
+                self.entry.add_op(constant)
+            else:
+                self.entry.insert_op_before(constant, first)
         self.pool[key] = value
         return value
 
@@ -486,5 +508,5 @@ F64_VECTOR_MATH: dict[type[Operation], Callable[[Emitter, V], V]] = {
     math.LogOp: log_f64,
 }
 
-__all__ = ["F32_VECTOR_MATH", "F64_VECTOR_MATH", "cos_f32", "exp", "exp2", "log2_f32",
-           "log2_f64", "log_f32", "log_f64", "sin_f32"]
+__all__ = ["F32_VECTOR_MATH", "F64_VECTOR_MATH", "QuietEmitter", "cos_f32", "exp", "exp2",
+           "log2_f32", "log2_f64", "log_f32", "log_f64", "sin_f32"]
