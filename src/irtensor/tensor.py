@@ -9,7 +9,7 @@ this follows tinygrad, and the docstring says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,28 @@ def _own_verifier(cls: type[Operation]) -> Callable[[Operation], None]:
         found = own if callable(own) else cls.verify
         _VERIFIERS[cls] = found
     return found
+
+
+_VERIFIED: set[Hashable] = set()
+MAX_VERIFIED = 1 << 14
+
+
+def _verify(op: Operation) -> None:
+    """Run the op's own verifier, once per signature: what it checks (shapes, element
+    types, properties) is all in the op's class, operand and result types, properties
+    and attributes, and a program recorded again repeats the same signatures (an op
+    with regions is always verified)."""
+    if op.regions:
+        _own_verifier(type(op))(op)
+        return
+    key = (type(op), tuple(v.type for v in op._operands), tuple(r.type for r in op.results),
+           tuple(op.properties.items()), tuple(op.attributes.items()))
+    if key in _VERIFIED:
+        return
+    _own_verifier(type(op))(op)
+    if len(_VERIFIED) >= MAX_VERIFIED:
+        _VERIFIED.clear()
+    _VERIFIED.add(key)
 
 
 def _forget_uses(op: Operation) -> None:
@@ -254,8 +276,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
     @staticmethod
     def _op(op: Operation, device: str | None = None) -> Tensor:
         try:
-            check = _own_verifier(type(op))
-            check(op)
+            _verify(op)
         except VerifyException as e:
             message = str(e).splitlines()[0]
             raise (TypeError if "element type" in message else ValueError)(message) from None
