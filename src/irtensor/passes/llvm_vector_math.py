@@ -117,8 +117,8 @@ COS_C = tuple((-1) ** (k + 1) / _f for k, _f in enumerate(
 class QuietEmitter(Emitter):
     """An `Emitter` that puts its ops straight into the block, without telling the
     rewriter. They are all llvm ops, which no pattern rewrites; told, the rewrite
-    walker would try every pattern on each of them, which was most of the lowering
-    time of a function like sin (some 150 ops)."""
+    walker would try every pattern on each of them (a sin is some 150 ops): about a
+    sixth of the lowering time of a kernel with sin."""
 
     def emit(self, new: Operation) -> SSAValue:
         return self.insert(new).results[0]
@@ -131,7 +131,7 @@ class QuietEmitter(Emitter):
 
 
 # Constants of each function, made once at the start of its entry block: every math op
-# of a kernel shares them, so xDSL builds (and its rewriter revisits) fewer ops.
+# of a kernel shares them, so xDSL builds fewer ops.
 _POOLS: weakref.WeakKeyDictionary[Block, dict[tuple[str, object, float | int], V]] = (
     weakref.WeakKeyDictionary())
 
