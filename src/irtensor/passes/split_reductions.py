@@ -69,7 +69,9 @@ def _largest_divisor_at_most(n: int, limit: int) -> int:
 
 
 def _smallest_divisor_at_least(n: int, low: int) -> int | None:
-    return next((d for d in range(max(low, 2), n + 1) if n % d == 0), None)
+    """Looked for up to 4 * low only: a large prime size is not worth a long search."""
+    return next((d for d in range(max(low, 2), min(n, 4 * max(low, 2)) + 1) if n % d == 0),
+                None)
 
 
 def plan_split(kernel: KernelOp, options: SplitReductions) -> SplitPlan | None:
@@ -97,10 +99,10 @@ def plan_split(kernel: KernelOp, options: SplitReductions) -> SplitPlan | None:
         for d in sorted(left, key=lambda d: -abs(main.strides[d])):
             if d in indexed or left[d] < 2:
                 continue
-            found = _smallest_divisor_at_least(left[d], want)
-            chunks = found if found is not None and found <= left[d] else left[d]
-            chunk_dim = d
-            break
+            found = left[d] if left[d] <= want else _smallest_divisor_at_least(left[d], want)
+            if found is not None:
+                chunk_dim, chunks = d, found
+                break
     if chunk_dim is None and lane_dim is None:
         return None
     plan = SplitPlan(chunk_dim, chunks, lane_dim, lanes)
