@@ -621,3 +621,19 @@ def test_conv_and_pools_are_left_alone() -> None:
     assert hl_ops(decompose(conv)) == ["hl.conv2d"]
     assert hl_ops(decompose(max_pool)) == ["hl.max_pool2d"]
     assert hl_ops(decompose(avg_pool)) == ["hl.avg_pool2d"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pow_of_negative_infinity_and_zero_to_fractional_powers(dtype: type) -> None:
+    """C99 (and numpy's array power): a negative zero or infinity keeps its sign only for
+    odd integer powers; 1.5 is not odd. Rank 0 too (numpy's 0-d power differs there)."""
+    y = np.array([0.5, 1.5, 2.5, 3.0, -0.5, -1.5, -3.0, 2.0], dtype)
+    for base in (-np.inf, -0.0):
+        x = np.full_like(y, base)
+        element = f32 if dtype == np.float32 else f64
+        module = module_of([typed(element, y.shape), typed(element, y.shape)], hl.PowOp)
+        check(module, [x, y])
+        with np.errstate(all="ignore"):
+            assert_close(run(decompose(module), [x, y])[0], np.power(x, y), 0.0, 0.0)
+    scalar = module_of([typed(f32, ()), typed(f32, ())], hl.PowOp)
+    check(scalar, [np.array(-np.inf, np.float32), np.array(0.5, np.float32)])

@@ -43,6 +43,13 @@ def _rsqrt(x: Array) -> Array:
     return np.reciprocal(np.sqrt(x))
 
 
+def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """numpy's array power (C99's special cases: (-inf) ** 0.5 is inf); numpy's 0-d
+    power takes another path that gives nan there, so rank 0 goes through rank 1."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    return np.power(np.atleast_1d(a), np.atleast_1d(b)).reshape(shape)
+
+
 def _sigmoid(x: Array) -> Array:
     return np.reciprocal(np.ones((), x.dtype) + np.exp(np.negative(x)))
 
@@ -67,7 +74,7 @@ HL_ELEMENTWISE: dict[type[Operation], Callable[..., Any]] = {
     hl.SubOp: np.subtract,
     hl.MulOp: np.multiply,
     hl.DivOp: np.true_divide,
-    hl.PowOp: np.power,
+    hl.PowOp: _pow,
     hl.MaximumOp: np.maximum,
     hl.MinimumOp: np.minimum,
     hl.IDivOp: np.floor_divide,

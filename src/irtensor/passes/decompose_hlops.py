@@ -151,7 +151,9 @@ def integer_parts(b: B, y: V, abs_y: V) -> tuple[V, V]:
     small = b.cmplt(abs_y, b.const(EXACT_INT_BOUND, like=y))
     whole = b.cast(b.where(small, y, b.const(0.0, like=y)), i64)
     integral = or_(b, not_(b, small), b.cmpeq(b.cast(whole, element_of(y)), y))
-    odd = b.cmpeq(b.mod(whole, b.const(2, like=whole)), b.const(1, like=whole))
+    # 1.5 truncates to the odd 1: only an integral y can be odd
+    odd = and_(b, integral,
+               b.cmpeq(b.mod(whole, b.const(2, like=whole)), b.const(1, like=whole)))
     return integral, odd
 
 
