@@ -113,9 +113,14 @@ def demo(argv: Sequence[str]) -> int:
     print("irtensor demo: two models written with Tensor, compiled and checked against numpy")
     if args.stages:
         show_stages(x_mlp, p)
-    for device in ("llvm", "interp"):
+    from irtensor.runtime import opencl_device
+
+    why = opencl_device.unavailable()
+    for device in ("llvm", "interp", *(("opencl",) if why is None else ())):
         run_model("MLP", mlp, mlp_numpy, x_mlp, p, device)
         run_model("conv net", convnet, convnet_numpy, x_img, p, device)
+    if why is not None:
+        print(f"  (device opencl skipped: no OpenCL device builds programs here: {why})")
     print("\nThe MLP's kernels on llvm (DEBUG=2):")
     os.environ["DEBUG"] = "2"
     from irtensor import Tensor
