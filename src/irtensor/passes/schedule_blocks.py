@@ -27,10 +27,11 @@ from irtensor.passes.reorder_loops import (
 BLOCK_ROWS = 6
 MIN_BLOCK_ROWS = 4
 BLOCK_VECTORS = 2
-# Its cache tiles: a 256 x 512 f32 tile of B (512 KiB) stays in L2 while all the rows
-# pass over it, and a row's 256 elements of A stay in L1 across a tile's columns.
-REDUCTION_TILE = 256
-COLUMN_TILE = 512
+# Its cache tiles: a 512 x 256 f32 tile of B (512 KiB) stays in L2 while all the rows
+# pass over it. Measured against 256 x 512 (the same bytes): K tiles of 512 halve the
+# partial sums' trips through the output, 2048^3 1.3 -> 2.0x numpy on one core.
+REDUCTION_TILE = 512
+COLUMN_TILE = 256
 
 
 def block_shape(model: KernelModel, order: Sequence[int]) -> tuple[int | None, int] | None:

@@ -76,7 +76,7 @@ func.func @transpose_swapped(%x: tensor<1024x512xf32>) -> tensor<512x1024xf32> {
 
 // Matmul 1024^3, space (M, K, N): the i-k-j order (N innermost walks B and C
 // contiguously, A is reused), a register block of 6 rows of M by 32 columns of N
-// (unroll 6, vector 32), K tiled by 256 and N by 512 (a 512 KiB tile of B stays
+// (unroll 6, vector 32), K tiled by 512 and N by 256 (a 512 KiB tile of B stays
 // in L2 while every row passes over it), the rows split across threads. With
 // vector-width=8 and no tiles: a 6 x 16 block.
 func.func @matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
@@ -88,7 +88,7 @@ func.func @matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tenso
   func.return %r : tensor<1024x1024xf32>
 }
 // CHECK-LABEL: func.func @matmul(
-// CHECK:         schedule <order [0, 1, 2], tiles [0, 256, 512], vector 32, unroll 6, parallel [0]>
+// CHECK:         schedule <order [0, 1, 2], tiles [0, 512, 256], vector 32, unroll 6, parallel [0]>
 // OPT-LABEL:   func.func @matmul(
 // OPT:           schedule <order [0, 1, 2], tiles [0, 0, 0], vector 16, unroll 6, parallel []>
 
@@ -235,7 +235,7 @@ func.func @hl_matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %bias
 }
 // PIPE-LABEL: func.func @hl_matmul(
 // PIPE:         kernel.kernel @r_1024_1024_1024(%a, %b, %bias)
-// PIPE-SAME:      epilogue_inputs 1 schedule <order [0, 1, 2], tiles [0, 256, 512], vector 32, unroll 6, parallel [0]>
+// PIPE-SAME:      epilogue_inputs 1 schedule <order [0, 1, 2], tiles [0, 512, 256], vector 32, unroll 6, parallel [0]>
 
 func.func @hl_conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<8x64x56x56xf32> {
   %r = hl.conv2d %x, %w padding [1, 1, 1, 1] : tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32> -> tensor<8x64x56x56xf32>
