@@ -8,10 +8,11 @@ The pieces, each a short method:
 - index arithmetic: an affine expression on the loop induction variables;
 - reads: indices, the mask's validity, clamped indices, a load, a select of the pad;
 - regions: the kernel's body or epilogue cloned at one point of the space;
-- nests: `scf.for` loops in the schedule's order, the outermost over [start, stop);
+- nests: `scf.for` loops in the schedule's order, tiled by MLIR's convention (tile
+  loops first, `plan`), the outermost dimension over [start, stop);
 - the three shapes of kernel: elementwise, reduction with the accumulator in
   `iter_args` (reduction loops innermost), reduction through an accumulator buffer
-  (any order).
+  (any order); matmul- and conv-like kernels go to `register_block` instead.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Every kernel op becomes a top-level `func.func @<sym_name>_<k>` (k: the kernel's
 index in the module) taking one memref per input, the output memref and an
 index range `%start, %stop` of its outermost loop, marked `irtensor.kernel`;
-its body is an `scf.for` nest in the schedule's order (`loop_builder`). The
+its body is an `scf.for` nest in the schedule's order and tiles (`loop_builder`),
+matmul- and conv-like kernels as register blocks (`register_block`). The
 functions that held the kernels take and return memrefs instead of tensors,
 allocate each kernel's output, call its function over the full range, and
 free the intermediate buffers they do not return. The contract is written out
