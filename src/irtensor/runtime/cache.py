@@ -11,7 +11,13 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import weakref
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+Op = TypeVar("Op")
+Compiled = TypeVar("Compiled")
 
 MAGIC = b"IRTK1\n"
 
@@ -75,3 +81,16 @@ def store(key: str, payload: bytes) -> None:
         os.replace(tmp, folder / f"{key}.bin")
     except OSError:
         return
+
+
+def remembered(by_op: weakref.WeakKeyDictionary[Op, Compiled], op: Op,
+               compile_op: Callable[[Op], Compiled]) -> Compiled:
+    """What `op` compiled to, remembered by the op itself (a realized program is cached
+    with its ops, so a replay prints and hashes no IR); compiled on first use."""
+    from irtensor.runtime import STATS
+
+    if (known := by_op.get(op)) is not None:
+        STATS.cache_hits_memory += 1
+        return known
+    compiled = by_op[op] = compile_op(op)
+    return compiled

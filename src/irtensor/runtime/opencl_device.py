@@ -173,12 +173,7 @@ _BY_OP: weakref.WeakKeyDictionary[KernelOp, CompiledKernel] = weakref.WeakKeyDic
 
 
 def compile_kernel(kernel: KernelOp) -> CompiledKernel:
-    if (known := _BY_OP.get(kernel)) is not None:
-        STATS.cache_hits_memory += 1
-        return known
-    compiled = _compile_kernel(kernel)
-    _BY_OP[kernel] = compiled
-    return compiled
+    return cache.remembered(_BY_OP, kernel, _compile_kernel)
 
 
 def _compile_kernel(kernel: KernelOp) -> CompiledKernel:
