@@ -495,3 +495,14 @@ def test_a_convs_block_shares_its_masked_input_across_output_channels() -> None:
     assert kernel.sizes == (2, 1, 16, 8, 16, 16, 3, 3)
     block = register_block(kernel)
     assert set(block) == {5, 2}
+
+
+def test_a_block_that_shares_no_load_is_not_made() -> None:
+    from irtensor.passes.lower_to_opencl import register_block
+
+    (row_max,) = hl_kernels("""
+    func.func @main(%x: tensor<64x128xf32>) -> tensor<64xf32> {
+      %m = hl.max %x axes [1] : tensor<64x128xf32> -> tensor<64xf32>
+      func.return %m : tensor<64xf32>
+    }""", "hl-to-ll,fuse")
+    assert register_block(row_max) == {}

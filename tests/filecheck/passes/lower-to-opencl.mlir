@@ -53,9 +53,9 @@ func.func @linear_relu(%a: tensor<2x5xf32>, %w: tensor<5x3xf32>, %b: tensor<3xf3
 func.func @row_max(%x: tensor<6x7xf32>) -> tensor<6x1xf32> {
   %0 = kernel.kernel @r_6_7(%x) space [6, 7] reduce [1] max reads [#kernel.access<(d0, d1) -> (d0, d1 - 1), valid (d0, d1) : (d1 - 1 >= 0), pad 0.0>] writes affine_map<(d0, d1) -> (d0, 0)> : (tensor<6x7xf32>) -> tensor<6x1xf32> {
 
-// A masked max (two rows per work item): the index clamped, the pad selected, the
-// identity -inf.
-// CHECK-LABEL: ocl.kernel @r_6_7_2 range [3]
+// A masked max (one row per work item: a block would share no load): the index clamped,
+// the pad selected, the identity -inf.
+// CHECK-LABEL: ocl.kernel @r_6_7_2 range [6]
 // CHECK:         %{{.*}} = arith.constant 0xff800000 : f32
 // CHECK:         scf.for %i1 = %c0 to %c7
 // CHECK:           %[[VALID:.*]] = arith.cmpi sge, %i1, %c1 : index
