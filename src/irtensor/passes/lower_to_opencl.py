@@ -36,12 +36,13 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 
 from irtensor.dialects import ocl
-from irtensor.dialects.kernel import KernelOp
+from irtensor.dialects.kernel import AccessAttr, KernelOp
 from irtensor.passes import register_pass
 from irtensor.passes.loop_builder import (
     Env,
@@ -106,6 +107,11 @@ def register_block(op: KernelOp, cols: int = 16, rows: int = 8,
     varying = [(cost, used) for cost, used in costs if used & set(op.reduction_dims)]
     shared = {d: sum(cost for cost, used in varying if d not in used) for d in dims}
     inner = dims[-1]
+    # Index arithmetic with floordiv/mod (a reshaped view) is mostly common to neighbouring
+    # outputs: a block shares it (PoCL group norm's partial sums: 60 ms without, 14 with).
+    divided = sum(4 for a in op.accesses if _divides(a)
+                  and set(access_dims(a)) & set(op.reduction_dims))
+    shared = {d: cost + divided for d, cost in shared.items()}
     wanted = {inner: cols} if shared[inner] else {}
     if len(dims) > 1:
         best = max(reversed(dims[:-1]), key=lambda d: shared[d])
@@ -126,6 +132,20 @@ def register_block(op: KernelOp, cols: int = 16, rows: int = 8,
         if fit > 1:
             block[d] = fit
     return block
+
+
+def _divides(access: AccessAttr) -> bool:
+    """Whether a read's index uses floordiv or mod."""
+    return any(isinstance(node, AffineBinaryOpExpr) and node.kind in (
+        AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.Mod)
+        for e in access.affine_map.results for node in _nodes(e))
+
+
+def _nodes(expr: AffineExpr) -> Iterator[AffineExpr]:
+    yield expr
+    if isinstance(expr, AffineBinaryOpExpr):
+        yield from _nodes(expr.lhs)
+        yield from _nodes(expr.rhs)
 
 
 def local_size(op: KernelOp, block: dict[int, int] | None = None) -> list[int] | None:
