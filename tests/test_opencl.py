@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from xdsl.dialects.builtin import IntegerType, bf16, f16, f32, f64, i1, i32, i64
 
-from conftest import opencl_unavailable
+from conftest import F32, opencl_unavailable, ttype
 from irtensor import interp
 from irtensor.backend.opencl_printer import UnsupportedError, print_program
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
@@ -333,11 +333,12 @@ def test_work_group_reductions_agree_with_the_interpreter(
 @pytest.mark.parametrize("shape", [(3, 5000), (1, 1031), (2, 3, 1100)])
 def test_work_group_reduction_of_long_rows(shape: tuple[int, ...]) -> None:
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    full, rows = ttype(shape, F32), ttype(shape[:-1], F32)
     text = f"""
-    func.func @main(%x: {ttype(shape)}) -> ({ttype(shape[:-1])}, {ttype(shape[:-1])}) {{
-      %s = hl.sum %x axes [{len(shape) - 1}] : {ttype(shape)} -> {ttype(shape[:-1])}
-      %m = hl.max %x axes [{len(shape) - 1}] : {ttype(shape)} -> {ttype(shape[:-1])}
-      func.return %s, %m : {ttype(shape[:-1])}, {ttype(shape[:-1])}
+    func.func @main(%x: {full}) -> ({rows}, {rows}) {{
+      %s = hl.sum %x axes [{len(shape) - 1}] : {full} -> {rows}
+      %m = hl.max %x axes [{len(shape) - 1}] : {full} -> {rows}
+      func.return %s, %m : {rows}, {rows}
     }}"""
     module = parse(text)
     want = interp.run(module, [x])
@@ -352,10 +353,6 @@ def uses_group_reduction_here(kernel: KernelOp) -> bool:
 
     return uses_group_reduction(kernel, opencl_device.work_group_size(
         opencl_device.device().device), 512)
-
-
-def ttype(shape: tuple[int, ...]) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}{'x' if shape else ''}f32>"
 
 
 @needs_opencl

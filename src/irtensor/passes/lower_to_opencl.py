@@ -136,16 +136,13 @@ def register_block(op: KernelOp, cols: int = 16, rows: int = 8,
 
 def _divides(access: AccessAttr) -> bool:
     """Whether a read's index uses floordiv or mod."""
-    return any(isinstance(node, AffineBinaryOpExpr) and node.kind in (
-        AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.Mod)
-        for e in access.affine_map.results for node in _nodes(e))
+    return any(_has_division(e) for e in access.affine_map.results)
 
 
-def _nodes(expr: AffineExpr) -> Iterator[AffineExpr]:
-    yield expr
-    if isinstance(expr, AffineBinaryOpExpr):
-        yield from _nodes(expr.lhs)
-        yield from _nodes(expr.rhs)
+def _has_division(expr: AffineExpr) -> bool:
+    return isinstance(expr, AffineBinaryOpExpr) and (
+        expr.kind in (AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.Mod)
+        or _has_division(expr.lhs) or _has_division(expr.rhs))
 
 
 def local_size(op: KernelOp, block: dict[int, int] | None = None) -> list[int] | None:

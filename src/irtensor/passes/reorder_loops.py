@@ -52,6 +52,7 @@ from xdsl.passes import ModulePass
 from irtensor import dtypes
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
+from irtensor.interp.kernel_impls import eval_expr
 from irtensor.passes import loop_builder, register_pass
 from irtensor.passes.views import bounds, simplify
 
@@ -109,25 +110,6 @@ def linear_coefficient(expr: AffineExpr, dim: int) -> int | None:
     return None
 
 
-def evaluate(expr: AffineExpr, point: Sequence[np.ndarray]) -> np.ndarray:
-    """`expr` at many points at once (floordiv and mod round toward -inf)."""
-    if isinstance(expr, AffineDimExpr):
-        return point[expr.position]
-    if isinstance(expr, AffineConstantExpr):
-        return np.asarray(expr.value, dtype=np.int64)
-    assert isinstance(expr, AffineBinaryOpExpr)
-    lhs, rhs = evaluate(expr.lhs, point), evaluate(expr.rhs, point)
-    if expr.kind == AffineBinaryOpKind.Add:
-        return lhs + rhs
-    if expr.kind == AffineBinaryOpKind.Mul:
-        return lhs * rhs
-    if expr.kind == AffineBinaryOpKind.Mod:
-        return np.mod(lhs, rhs)
-    if expr.kind == AffineBinaryOpKind.FloorDiv:
-        return np.floor_divide(lhs, rhs)
-    return -np.floor_divide(-lhs, rhs)  # ceildiv
-
-
 def sampled_step(expr: AffineExpr, dim: int, sizes: Sequence[int]) -> int:
     """The median change of `expr` when `dim` steps by one, over fixed sample points."""
     rng = np.random.default_rng(0)
@@ -135,7 +117,7 @@ def sampled_step(expr: AffineExpr, dim: int, sizes: Sequence[int]) -> int:
     point[dim] = rng.integers(0, sizes[dim] - 1, SAMPLES)
     stepped = list(point)
     stepped[dim] = point[dim] + 1
-    deltas = np.broadcast_to(evaluate(expr, stepped) - evaluate(expr, point), (SAMPLES,))
+    deltas = np.broadcast_to(eval_expr(expr, stepped) - eval_expr(expr, point), (SAMPLES,))
     return int(np.sort(deltas)[SAMPLES // 2])
 
 
