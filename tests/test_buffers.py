@@ -80,7 +80,7 @@ def test_repeated_programs_reuse_their_buffers() -> None:
 
 
 def test_a_dropped_tensor_frees_its_buffer_at_once() -> None:
-    from irtensor import realize
+    from irtensor.frontend import realize
 
     a = Tensor(np.ones(1 << 16, np.float32), device="llvm")
     gc.disable()  # freed by reference counting alone, not by the collector

@@ -24,9 +24,9 @@ from xdsl.pattern_rewriter import PatternRewriter
 from irtensor import ir, passes
 from irtensor.dialects import hl
 from irtensor.interp import run
-from irtensor.passes.conv_to_mul_sum import ConvToMulSum, windows
-from irtensor.passes.decompose_hlops import DecomposeHLOps
-from irtensor.passes.ll_builder import LLBuilder
+from irtensor.passes.rewrite.conv_to_mul_sum import ConvToMulSum, windows
+from irtensor.passes.rewrite.decompose_hlops import DecomposeHLOps
+from irtensor.passes.rewrite.ll_builder import LLBuilder
 from irtensor.pipeline import Pipeline
 from irtensor.testing import Program, programs
 from test_decompose_hlops import (

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from xdsl.dialects import llvm
 
-from irtensor.backend import llvm_jit
 from irtensor.ir import parse
-from irtensor.passes.convert_to_llvm import LLVMLoweringError, convert_to_llvm
+from irtensor.passes.llvm import jit as llvm_jit
+from irtensor.passes.llvm.convert_to_llvm import LLVMLoweringError, convert_to_llvm
 from irtensor.pipeline import Pipeline, PipelineError
 
 BF16 = np.dtype(ml_dtypes.bfloat16)

@@ -31,8 +31,8 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from irtensor import dtypes, ir, shapes
 from irtensor.dialects import hl
 from irtensor.interp import run
-from irtensor.passes.conv_to_mul_sum import ConvToMulSum
-from irtensor.passes.decompose_hlops import ELEMENTWISE, STRUCTURED, DecomposeHLOps
+from irtensor.passes.rewrite.conv_to_mul_sum import ConvToMulSum
+from irtensor.passes.rewrite.decompose_hlops import ELEMENTWISE, STRUCTURED, DecomposeHLOps
 from irtensor.testing import Program, programs
 
 FLOATS: tuple[Attribute, ...] = (f32, f64, f16, bf16)

@@ -38,8 +38,8 @@ from irtensor import dtypes, ir, passes, shapes
 from irtensor.dialects import ll
 from irtensor.dialects._base import shape_of
 from irtensor.interp import run
-from irtensor.passes.fold_constants import FoldConstants
-from irtensor.passes.ll_patterns import EXACT_WIDENING, canonicalization_patterns
+from irtensor.passes.rewrite.fold_constants import FoldConstants
+from irtensor.passes.rewrite.ll_patterns import EXACT_WIDENING, canonicalization_patterns
 from irtensor.pipeline import Pipeline
 from irtensor.testing import Program, programs, random_input
 

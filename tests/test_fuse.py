@@ -14,8 +14,8 @@ from xdsl.ir.affine import AffineMap
 
 from irtensor import ir
 from irtensor.dialects import kernel
-from irtensor.passes.fuse import FusePass
-from irtensor.passes.views import bounds, reshape_map, simplify
+from irtensor.passes.kernel.fuse import FusePass
+from irtensor.passes.kernel.views import bounds, reshape_map, simplify
 from irtensor.pipeline import Pipeline
 from irtensor.testing import Program, assert_preserves_semantics, assert_reads_in_bounds, programs
 

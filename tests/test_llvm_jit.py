@@ -12,8 +12,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from irtensor.backend import llvm_jit
 from irtensor.ir import parse
+from irtensor.passes.llvm import jit as llvm_jit
 
 ADD = """func.func @add(%x: memref<64x32xf32>, %y: memref<64x32xf32>, %out: memref<64x32xf32>,
                    %start: index, %stop: index) attributes {irtensor.kernel} {

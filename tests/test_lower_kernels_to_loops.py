@@ -54,8 +54,8 @@ from irtensor import dtypes, ir
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.interp import run
 from irtensor.interp.kernel_impls import CASTS, SCALAR_OPS
-from irtensor.passes.loop_builder import loop_order
-from irtensor.passes.lower_kernels_to_loops import LoweringError, LowerKernelsToLoopsPass
+from irtensor.passes.loops.loop_builder import loop_order
+from irtensor.passes.loops.lower_kernels_to_loops import LoweringError, LowerKernelsToLoopsPass
 from irtensor.pipeline import Pipeline, PipelineError
 from irtensor.testing import Program, programs
 

@@ -19,11 +19,11 @@ from xdsl.dialects.builtin import IntegerType, bf16, f16, f32, f64, i1, i32, i64
 
 from conftest import F32, opencl_unavailable, ttype
 from irtensor import interp
-from irtensor.backend.opencl_printer import UnsupportedError, print_program
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.dialects.ocl import OCL
 from irtensor.ir import IRError, make_context, parse, to_text, verify
-from irtensor.passes.lower_to_opencl import global_size, lower_kernel
+from irtensor.passes.opencl.c_printer import UnsupportedError, print_program
+from irtensor.passes.opencl.lower_to_opencl import global_size, lower_kernel
 from irtensor.pipeline import Pipeline
 from irtensor.runtime import STATS, opencl_device
 from irtensor.testing import Program, assert_same_results, programs
@@ -166,7 +166,7 @@ def test_half_types_are_stored_as_halves_and_computed_in_float(
 
 
 def test_unknown_element_types_are_refused_with_a_clear_error() -> None:
-    from irtensor.backend.opencl_printer import OpenCLPrinter
+    from irtensor.passes.opencl.c_printer import OpenCLPrinter
 
     with pytest.raises(UnsupportedError, match="no C type for i8"):
         OpenCLPrinter().ctype(IntegerType(8))
@@ -196,7 +196,7 @@ def test_fp64_error_when_the_device_lacks_it(monkeypatch: pytest.MonkeyPatch) ->
 def test_build_failure_shows_the_log_and_kernel_name() -> None:
     if not opencl_device_present():
         pytest.skip("no OpenCL device")
-    from irtensor.backend.opencl_printer import CProgram
+    from irtensor.passes.opencl.c_printer import CProgram
 
     bad = CProgram("__kernel void broken(__global float* a) { a[0] = undefined_thing; }\n",
                    ("broken",), False)
@@ -288,7 +288,7 @@ def test_nan_max_and_cache_hit() -> None:
 
 
 def test_only_long_reductions_with_few_outputs_use_work_groups() -> None:
-    from irtensor.passes.lower_to_opencl import uses_group_reduction
+    from irtensor.passes.opencl.lower_to_opencl import uses_group_reduction
 
     def kernel(rows: int, length: int) -> KernelOp:
         (k,) = hl_kernels(f"""
@@ -349,7 +349,7 @@ def test_work_group_reduction_of_long_rows(shape: tuple[int, ...]) -> None:
 
 
 def uses_group_reduction_here(kernel: KernelOp) -> bool:
-    from irtensor.passes.lower_to_opencl import uses_group_reduction
+    from irtensor.passes.opencl.lower_to_opencl import uses_group_reduction
 
     return uses_group_reduction(kernel, opencl_device.work_group_size(
         opencl_device.device().device), 512)
@@ -436,7 +436,7 @@ def test_float_exp2_and_log2_are_accurate_polynomials(op: str, reference: Callab
 
 
 def test_register_blocks_divide_their_dims_and_fit_the_budget() -> None:
-    from irtensor.passes.lower_to_opencl import register_block
+    from irtensor.passes.opencl.lower_to_opencl import register_block
 
     def matmul(m: int, k: int, n: int) -> KernelOp:
         (kernel,) = hl_kernels(f"""
@@ -479,7 +479,7 @@ def test_a_work_group_over_the_device_limit_is_left_to_the_device() -> None:
 
 
 def test_a_convs_block_shares_its_masked_input_across_output_channels() -> None:
-    from irtensor.passes.lower_to_opencl import register_block
+    from irtensor.passes.opencl.lower_to_opencl import register_block
 
     (kernel,) = hl_kernels("""
     func.func @main(%x: tensor<2x8x16x16xf32>, %w: tensor<16x8x3x3xf32>)
@@ -495,7 +495,7 @@ def test_a_convs_block_shares_its_masked_input_across_output_channels() -> None:
 
 
 def test_a_block_that_shares_no_load_is_not_made() -> None:
-    from irtensor.passes.lower_to_opencl import register_block
+    from irtensor.passes.opencl.lower_to_opencl import register_block
 
     (row_max,) = hl_kernels("""
     func.func @main(%x: tensor<64x128xf32>) -> tensor<64xf32> {

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, f32, i64
 from irtensor import ir
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.interp import run
-from irtensor.passes.register_block import block_dims, column_widths
+from irtensor.passes.loops.register_block import block_dims, column_widths
 from irtensor.pipeline import Pipeline
 from irtensor.runtime import llvm_device
 from test_lower_kernels_to_loops import (

@@ -19,9 +19,10 @@ from xdsl.ir.affine import AffineExpr
 
 from irtensor import ir, passes
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
-from irtensor.passes import reorder_loops as rl
-from irtensor.passes import schedule_blocks as sb
-from irtensor.passes.reorder_loops import ReorderLoops
+from irtensor.passes.kernel import cost_model as cm
+from irtensor.passes.kernel import reorder_loops as rl
+from irtensor.passes.kernel import schedule_blocks as sb
+from irtensor.passes.kernel.reorder_loops import ReorderLoops
 from irtensor.pipeline import Pipeline, PipelineError
 from irtensor.testing import Program, assert_preserves_semantics, programs
 
@@ -269,16 +270,16 @@ def assert_stable(module: ModuleOp, pass_: ReorderLoops) -> None:
 
 
 def test_row_major_strides() -> None:
-    assert rl.row_major_strides((32, 64, 56, 56)) == (200704, 3136, 56, 1)
-    assert rl.row_major_strides(()) == ()
-    assert rl.row_major_strides((3, 0, 2)) == (2, 2, 1)
+    assert cm.row_major_strides((32, 64, 56, 56)) == (200704, 3136, 56, 1)
+    assert cm.row_major_strides(()) == ()
+    assert cm.row_major_strides((3, 0, 2)) == (2, 2, 1)
 
 
 def test_linear_coefficients_and_floordiv_mod() -> None:
-    assert rl.linear_coefficient(expr("d0 * 3 + d1 - 1", 2), 0) == 3
-    assert rl.linear_coefficient(expr("d0 * 3 + d1 - 1", 2), 1) == 1
-    assert rl.linear_coefficient(expr("(d0 + d1) floordiv 4", 2), 0) is None
-    assert rl.linear_coefficient(expr("(d0 + d1) floordiv 4", 2), 2) == 0
+    assert cm.linear_coefficient(expr("d0 * 3 + d1 - 1", 2), 0) == 3
+    assert cm.linear_coefficient(expr("d0 * 3 + d1 - 1", 2), 1) == 1
+    assert cm.linear_coefficient(expr("(d0 + d1) floordiv 4", 2), 0) is None
+    assert cm.linear_coefficient(expr("(d0 + d1) floordiv 4", 2), 2) == 0
 
 
 def test_strides_of_plain_transposed_broadcast_and_reshaped_reads() -> None:

@@ -58,19 +58,20 @@ def test_the_fastest_is_kept_and_remembered(monkeypatch: pytest.MonkeyPatch,
         return 1.0 if k.schedule == fastest else 2.0 + len(timed)
 
     monkeypatch.setattr(search, "PROGRESS_AFTER_S", 0.0)
-    assert search.best_schedule(kernel, args, out, 6, fake_timer) == fastest
+    key = llvm_device.search_key(kernel)
+    assert search.best_schedule(kernel, args, out, 6, fake_timer, key) == fastest
     assert timed == options
     assert "search r_24_40_56" in capsys.readouterr().err
 
     def no_timer(k: KernelOp, a: Sequence[np.ndarray], o: np.ndarray) -> float:
         raise AssertionError("a remembered search times nothing")
 
-    assert search.best_schedule(kernel, args, out, 6, no_timer) == fastest
+    assert search.best_schedule(kernel, args, out, 6, no_timer, key) == fastest
 
 
 def test_a_searched_schedule_computes_the_same_numbers() -> None:
     kernel, args, out = matmul_kernel()
-    chosen = search.best_schedule(kernel, args, out, 4)
+    chosen = llvm_device.search_schedule(kernel, args, out, 4)
     assert chosen is not None and chosen in search.candidates(kernel, 4)
     llvm_device.call(llvm_device.compile_kernel(search.with_schedule(kernel, chosen)), args, out)
     np.testing.assert_allclose(out, args[0] @ args[1], rtol=1e-5, atol=1e-4)

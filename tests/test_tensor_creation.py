@@ -1,7 +1,7 @@
 """Tensor creation, dtypes and casts, realization, laziness, devices and `t.ir()`.
 
 Laziness is checked by counting the programs that reach the interpreter:
-`irtensor.realize` imports `irtensor.interp.run` at each realization, so
+`irtensor.frontend.realize` imports `irtensor.interp.run` at each realization, so
 monkeypatching that attribute sees every module that is executed.
 """
 
@@ -13,8 +13,8 @@ import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+import irtensor.frontend.realize
 import irtensor.interp
-import irtensor.realize
 from conftest import BF16, F16, F32, F64, I1, I32, I64, check, ident
 from irtensor import Tensor, dtypes
 from irtensor.pipeline import Pipeline, PipelineError
@@ -54,13 +54,13 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> Runs:
     """Records the hl program of every realization that is lowered and run (not of ir()
     calls, nor of replays of a program already lowered)."""
     record = Runs()
-    real = irtensor.realize.execute
+    real = irtensor.frontend.realize.execute
 
     def counting_execute(module: ModuleOp, arrays, device, key=None):  # type: ignore[no-untyped-def]
         record.modules.append(module.clone())
         return real(module, arrays, device, key)
 
-    monkeypatch.setattr(irtensor.realize, "execute", counting_execute)
+    monkeypatch.setattr(irtensor.frontend.realize, "execute", counting_execute)
     return record
 
 

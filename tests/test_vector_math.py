@@ -19,9 +19,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from irtensor import Tensor, realize
-from irtensor.backend import llvm_jit
+from irtensor import Tensor
+from irtensor.frontend import realize
 from irtensor.ir import parse
+from irtensor.passes.llvm import jit as llvm_jit
 from irtensor.runtime import llvm_device
 
 BF16 = np.dtype(ml_dtypes.bfloat16)

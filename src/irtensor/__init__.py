@@ -14,7 +14,7 @@ __all__ = ["Tensor", "dtypes"]
 def __getattr__(name: str) -> Any:
     # The frontend is imported on first use, so `irtensor-opt` starts without it.
     if name == "Tensor":
-        from irtensor.tensor import Tensor
+        from irtensor.frontend.tensor import Tensor
 
         return Tensor
     raise AttributeError(f"module 'irtensor' has no attribute {name!r}")

@@ -35,6 +35,10 @@ class IRError(Exception):
 
 def make_context() -> Context:
     """A context with builtin, func, the standard dialects and irtensor's own loaded."""
+    # ll's canonicalization patterns register themselves on import (the dialect does
+    # not import its passes), so canonicalize sees them whichever way it is reached.
+    from irtensor.passes.rewrite import ll_patterns  # noqa: F401
+
     ctx = Context()
     for dialect in (Builtin, func.Func, arith.Arith, math.Math, scf.Scf, cf.Cf, memref.MemRef,
                     llvm.LLVM, HL, LL, KERNEL, OCL):

@@ -10,6 +10,7 @@ says where data is reused. Everything else is an HLOP in `hl`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import auto
 from typing import ClassVar
 
@@ -21,7 +22,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.interfaces import HasCanonicalizationPatternsInterface
-from xdsl.ir import Attribute, Dialect, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
@@ -64,6 +65,24 @@ from irtensor.dialects._movement import (
     PermuteOpBase,
     ToShapeOpBase,
 )
+
+# The exact local rewrites of ll ops live with the other rewrites (passes/rewrite/
+# ll_patterns.py), which register them here: the dialect does not import its passes.
+_CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {}
+
+
+def register_canonicalization(patterns: Mapping[type[Operation], tuple[RewritePattern, ...]]
+                              ) -> None:
+    """Make `patterns[op]` what `op.get_canonicalization_patterns()` gives (canonicalize)."""
+    _CANONICALIZATION.update(patterns)
+
+
+class Canonicalized(HasCanonicalizationPatternsInterface):
+    """An ll op whose canonicalization patterns come from `register_canonicalization`."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return _CANONICALIZATION.get(cls, ())
 
 # --------------------------------------------------------------------------- const
 
@@ -142,17 +161,11 @@ class ConstOp(IRDLOperation):
 
 
 @irdl_op_definition
-class NegOp(SameTypeUnaryOp, HasCanonicalizationPatternsInterface):
+class NegOp(SameTypeUnaryOp, Canonicalized):
     """`%r = ll.neg %x : tensor<4xf32>`"""
 
     name = "ll.neg"
     ELEMENTS: ClassVar[str] = "numeric"
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from irtensor.passes.ll_patterns import canonicalization_patterns
-
-        return canonicalization_patterns(cls)
 
 
 @irdl_op_definition
@@ -191,22 +204,16 @@ class SinOp(SameTypeUnaryOp):
 
 
 @irdl_op_definition
-class CastOp(CastOpBase, HasCanonicalizationPatternsInterface):
+class CastOp(CastOpBase, Canonicalized):
     """`%r = ll.cast %x : tensor<4xf32> -> tensor<4xi32>` converts as numpy's astype."""
 
     name = "ll.cast"
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from irtensor.passes.ll_patterns import canonicalization_patterns
-
-        return canonicalization_patterns(cls)
 
 
 # --------------------------------------------------------------------------- binary
 
 
-class BinaryOp(IRDLOperation, HasCanonicalizationPatternsInterface):
+class BinaryOp(IRDLOperation, Canonicalized):
     """`%r = ll.<op> %a, %b : tensor<4xf32>`: operands and result share one type."""
 
     T: ClassVar = VarConstraint("T", base(TensorType))
@@ -221,12 +228,6 @@ class BinaryOp(IRDLOperation, HasCanonicalizationPatternsInterface):
 
     def verify_(self) -> None:
         check_elements(self, "operand 'lhs'", self.lhs, self.ELEMENTS)
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from irtensor.passes.ll_patterns import canonicalization_patterns
-
-        return canonicalization_patterns(cls)
 
 
 @irdl_op_definition
@@ -272,7 +273,7 @@ class ModOp(BinaryOp):
     ELEMENTS: ClassVar[str] = "int"
 
 
-class CompareOp(IRDLOperation, HasCanonicalizationPatternsInterface):
+class CompareOp(IRDLOperation, Canonicalized):
     """`%r = ll.<cmp> %a, %b : tensor<4xf32> -> tensor<4xi1>`"""
 
     T: ClassVar = VarConstraint("T", base(TensorType))
@@ -288,12 +289,6 @@ class CompareOp(IRDLOperation, HasCanonicalizationPatternsInterface):
     def verify_(self) -> None:
         check_elements(self, "operand 'lhs'", self.lhs, "any")
         check_result(self, self.res, shape_of(self.lhs), dtypes.BOOL_TYPE)
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from irtensor.passes.ll_patterns import canonicalization_patterns
-
-        return canonicalization_patterns(cls)
 
 
 @irdl_op_definition
@@ -313,7 +308,7 @@ class CmpEqOp(CompareOp):
 
 
 @irdl_op_definition
-class WhereOp(IRDLOperation, HasCanonicalizationPatternsInterface):
+class WhereOp(IRDLOperation, Canonicalized):
     """`%r = ll.where %c, %a, %b : tensor<4xi1>, tensor<4xf32>`: a where c else b."""
 
     name = "ll.where"
@@ -334,12 +329,6 @@ class WhereOp(IRDLOperation, HasCanonicalizationPatternsInterface):
         if self.cond.type != want:
             fail(self, f"operand 'cond' has type {self.cond.type}, expected {want}")
 
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from irtensor.passes.ll_patterns import canonicalization_patterns
-
-        return canonicalization_patterns(cls)
-
 
 # --------------------------------------------------------------------------- reduce
 
@@ -357,7 +346,7 @@ class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
 
 
 @irdl_op_definition
-class ReduceOp(IRDLOperation, HasCanonicalizationPatternsInterface):
+class ReduceOp(IRDLOperation, Canonicalized):
     """`%r = ll.reduce sum %x axes [1] : tensor<4x5xf32> -> tensor<4x1xf32>`
 
     The reduced axes keep size 1, so the result lines up with the input and an
@@ -387,24 +376,12 @@ class ReduceOp(IRDLOperation, HasCanonicalizationPatternsInterface):
         shape = shape_rule(self, shapes.reduce, shape_of(self.input), ints(self.axes), True)
         check_result(self, self.res, shape, element_of(self.input))
 
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from irtensor.passes.ll_patterns import canonicalization_patterns
-
-        return canonicalization_patterns(cls)
-
 
 # --------------------------------------------------------------------------- movement
 
 
-class MovementOp(MovementOpBase, HasCanonicalizationPatternsInterface):
+class MovementOp(MovementOpBase, Canonicalized):
     """A copy-free view: the result's elements are some of the input's, moved."""
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from irtensor.passes.ll_patterns import canonicalization_patterns
-
-        return canonicalization_patterns(cls)
 
 
 @irdl_op_definition

@@ -1,5 +1,5 @@
 """The `ocl` dialect: OpenCL kernels as IR, printed to OpenCL C by
-`irtensor.backend.opencl_printer`.
+`irtensor.passes.opencl.c_printer`.
 
     ocl.kernel @E_4_8 range [8, 4] (%in0 : !ocl.ptr<f32, global>,
                                      %out : !ocl.ptr<f32, global>) {

@@ -22,19 +22,28 @@ Compiled = TypeVar("Compiled")
 MAGIC = b"IRTK1\n"
 
 
-def _compiler_fingerprint() -> str:
+# What a compiled kernel depends on: every module under these folders, at any depth (a
+# pass moved into a sub-folder still counts), and these modules of the package root.
+COMPILER_FOLDERS = ("dialects", "interp", "passes", "runtime")
+COMPILER_MODULES = ("dtypes.py", "ir.py", "pipeline.py", "shapes.py")
+
+
+def compiler_fingerprint(package: Path | None = None) -> str:
     """A hash of the sources that decide what a kernel compiles to, so that a
     changed lowering never meets a stale compiled kernel (no version to bump by hand)."""
-    package = Path(__file__).resolve().parent.parent
+    package = package or Path(__file__).resolve().parent.parent
+    sources = [package / name for name in COMPILER_MODULES]
+    for folder in COMPILER_FOLDERS:
+        sources += sorted((package / folder).rglob("*.py"))
     digest = hashlib.sha256()
-    for folder in ("dialects", "passes", "backend", "runtime"):
-        for source in sorted((package / folder).glob("*.py")):
-            digest.update(source.name.encode())
-            digest.update(source.read_bytes())
+    for source in sources:
+        digest.update(source.relative_to(package).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(source.read_bytes())
     return digest.hexdigest()[:16]
 
 
-VERSION = f"irtensor-0.1/{_compiler_fingerprint()}"
+VERSION = f"irtensor-0.1/{compiler_fingerprint()}"
 
 
 def key_of(*parts: str) -> str:

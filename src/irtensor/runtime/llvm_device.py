@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 import pickle
+import statistics
 import sys
 import threading
 import time
@@ -29,8 +30,8 @@ from xdsl.ir import Block, Region, SSAValue
 
 from irtensor import dtypes, ir
 from irtensor.dialects._base import element_of, shape_of
-from irtensor.dialects.kernel import KernelOp
-from irtensor.runtime import STATS, buffers, cache
+from irtensor.dialects.kernel import KernelOp, ScheduleAttr
+from irtensor.runtime import STATS, buffers, cache, search
 
 MIN_POINTS_PER_THREAD = 1 << 15
 
@@ -94,7 +95,7 @@ def compile_kernel(kernel: KernelOp) -> CompiledKernel:
 
 
 def _compile_kernel(kernel: KernelOp) -> CompiledKernel:
-    from irtensor.backend import llvm_jit
+    from irtensor.passes.llvm import jit as llvm_jit
 
     unit = compile_unit(kernel)
     text = ir.to_text(unit)
@@ -120,7 +121,7 @@ def _compile_kernel(kernel: KernelOp) -> CompiledKernel:
 
 
 def _from_disk(key: str) -> tuple[Any, str]:
-    from irtensor.backend import llvm_jit
+    from irtensor.passes.llvm import jit as llvm_jit
 
     payload = cache.load(key)
     if payload is None:
@@ -138,7 +139,7 @@ def _from_disk(key: str) -> tuple[Any, str]:
 
 
 def _compile(unit: ModuleOp) -> tuple[Any, str]:
-    from irtensor.backend import llvm_jit
+    from irtensor.passes.llvm import jit as llvm_jit
     from irtensor.pipeline import Pipeline
 
     start = time.perf_counter()
@@ -294,17 +295,44 @@ class Plan:
 def _tune(step: Step, args: Sequence[np.ndarray], out: np.ndarray) -> None:
     """With IRTENSOR_SEARCH=N, time N schedules of the step's kernel on these arrays and
     keep the fastest (runtime.search)."""
-    from irtensor.runtime import search
-
     step.tuned = True
     op = step.op()
     if op is None or not (width := search.search_width()):
         return
-    chosen = search.best_schedule(op, args, out, width)
+    chosen = search_schedule(op, args, out, width)
     if chosen is not None and chosen != op.schedule:
         op.properties["schedule"] = chosen
         _BY_OP.pop(op, None)
         step.kernel = compile_kernel(op)
+
+
+def measure_schedule(kernel: KernelOp, args: Sequence[np.ndarray], out: np.ndarray) -> float:
+    """Median seconds of a few runs of `kernel` on `args` (after one warm-up run)."""
+    compiled = compile_kernel(kernel)
+    call(compiled, args, out)
+    times = []
+    for _ in range(search.REPEATS):
+        start = time.perf_counter()
+        call(compiled, args, out)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def search_key(kernel: KernelOp) -> str:
+    """What a schedule search of `kernel` is remembered by: its unscheduled loops, this CPU and
+    the thread count."""
+    from irtensor.passes.llvm import jit as llvm_jit
+
+    unscheduled = kernel.clone()
+    unscheduled.properties.pop("schedule", None)
+    return cache.key_of("schedule-search", ir.to_text(compile_unit(unscheduled)),
+                        llvm_jit.target_description(), str(threads()))
+
+
+def search_schedule(kernel: KernelOp, args: Sequence[np.ndarray], out: np.ndarray, width: int
+                    ) -> ScheduleAttr | None:
+    """The fastest of `width` candidate schedules of `kernel` on this CPU (runtime.search)."""
+    return search.best_schedule(kernel, args, out, width, measure_schedule, search_key(kernel))
 
 
 # Plans by (module, function name); a module replayed from the program cache is planned once.

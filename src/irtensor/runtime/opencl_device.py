@@ -28,9 +28,9 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
 
 from irtensor import dtypes, ir
-from irtensor.backend.opencl_printer import CProgram, print_program
 from irtensor.dialects.kernel import KernelOp
-from irtensor.passes.lower_to_opencl import WORK_GROUP_SIZE, lower_kernel
+from irtensor.passes.opencl.c_printer import CProgram, print_program
+from irtensor.passes.opencl.lower_to_opencl import WORK_GROUP_SIZE, lower_kernel
 from irtensor.runtime import STATS, cache
 from irtensor.runtime.llvm_device import compile_unit, debug_level
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -93,38 +92,14 @@ def with_schedule(kernel: KernelOp, schedule: ScheduleAttr) -> KernelOp:
     return copy
 
 
-def measure(kernel: KernelOp, args: Sequence[np.ndarray], out: np.ndarray) -> float:
-    """Median seconds of a few runs of `kernel` on `args` (after one warm-up run)."""
-    from irtensor.runtime import llvm_device
-
-    compiled = llvm_device.compile_kernel(kernel)
-    llvm_device.call(compiled, args, out)
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        llvm_device.call(compiled, args, out)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def search_key(kernel: KernelOp) -> str:
-    from irtensor.backend import llvm_jit
-    from irtensor.runtime.llvm_device import compile_unit, threads
-
-    unscheduled = kernel.clone()
-    unscheduled.properties.pop("schedule", None)
-    return cache.key_of("schedule-search", ir.to_text(compile_unit(unscheduled)),
-                        llvm_jit.target_description(), str(threads()))
-
-
 def best_schedule(kernel: KernelOp, args: Sequence[np.ndarray], out: np.ndarray,
-                  width: int, timer: Timer = measure) -> ScheduleAttr | None:
-    """The fastest of `candidates(kernel, width)` on these arrays (remembered on disk);
-    None for a kernel with nothing to choose."""
+                  width: int, timer: Timer, key: str) -> ScheduleAttr | None:
+    """The fastest of `candidates(kernel, width)` on these arrays as `timer` measures them
+    on its device, remembered on disk under `key` (the device's name for the kernel without
+    its schedule); None for a kernel with nothing to choose."""
     options = candidates(kernel, width)
     if len(options) < 2:
         return options[0] if options else None
-    key = search_key(kernel)
     if (known := cache.load(key)) is not None:
         chosen = _parse_schedule(known.decode())
         if chosen is not None and not kernel.schedule_problems(chosen):
@@ -163,4 +138,4 @@ def _parse_schedule(text: str) -> ScheduleAttr | None:
     return attr if isinstance(attr, ScheduleAttr) else None
 
 
-__all__ = ["COUNTS", "best_schedule", "candidates", "measure", "search_width", "with_schedule"]
+__all__ = ["COUNTS", "best_schedule", "candidates", "search_width", "with_schedule"]

@@ -85,7 +85,7 @@ def run_model(name: str, model, reference, x: np.ndarray, p: dict[str, np.ndarra
 
 def show_stages(x: np.ndarray, p: dict[str, np.ndarray]) -> None:
     from irtensor import Tensor
-    from irtensor.backend import llvm_jit
+    from irtensor.passes.llvm import jit as llvm_jit
     from irtensor.pipeline import Pipeline
     from irtensor.runtime.llvm_device import compile_unit
 

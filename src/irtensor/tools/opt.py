@@ -109,8 +109,8 @@ def process(text: str, name: str, args: argparse.Namespace, line_offset: int = 0
 
 
 def opencl_source(module: ModuleOp) -> str:
-    from irtensor.backend.opencl_printer import UnsupportedError, print_program
     from irtensor.dialects import ocl
+    from irtensor.passes.opencl.c_printer import UnsupportedError, print_program
 
     kernels = [op for op in module.walk() if isinstance(op, ocl.KernelOp)]
     if not kernels:

@@ -1,0 +1,10 @@
+"""The frontend: the lazy, tinygrad-style `Tensor`, and realizing it.
+
+In: Python calls on `Tensor`s. Out: an `hl` program per realized tensor (recorded op by
+op, copy-free views), run through the device's pipeline (`realize`), and numpy arrays.
+
+- `tensor`: the `Tensor` class, creation, elementwise ops, realizing;
+- `movement`: reshape, permute, expand, pad, shrink, flip, indexing (`MovementMixin`);
+- `reduce_nn`: reductions, matmul, conv2d, pools, softmax, norms (`ReduceMixin`, `NNMixin`);
+- `realize`: a program from lazy tensors, its pipeline, the program cache, the devices.
+"""

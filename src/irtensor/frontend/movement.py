@@ -1,0 +1,212 @@
+"""Movement ops of the Tensor: views that record `hl` movement ops and copy nothing."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from irtensor import dtypes, shapes
+from irtensor.dialects import hl
+
+if TYPE_CHECKING:
+    from irtensor.frontend.tensor import Tensor
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    """A Python-style axis (negative counts from the end) as a non-negative index."""
+    if not -max(rank, 1) <= axis < max(rank, 1):
+        raise ValueError(f"axis {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0
+
+
+def argfix(*x: Any) -> tuple[Any, ...]:
+    """`f(2, 3)` and `f((2, 3))` mean the same, as in tinygrad."""
+    return tuple(x[0]) if len(x) == 1 and isinstance(x[0], list | tuple) else x
+
+
+class MovementMixin:
+    def reshape(self: Tensor, *shape: int) -> Tensor:
+        """One size may be -1 (inferred)."""
+        new = [operator.index(d) for d in argfix(*shape)]  # ints, numpy's too; no floats
+        if new.count(-1) > 1:
+            raise ValueError(f"reshape {tuple(new)}: only one size may be -1")
+        if -1 in new:
+            known = shapes.numel([d for d in new if d != -1])
+            if known == 0 or self.numel() % known:
+                raise ValueError(f"cannot reshape {self.shape} to {tuple(new)}")
+            new[new.index(-1)] = self.numel() // known
+        shapes.reshape(self.shape, new)
+        if tuple(new) == self.shape:
+            return self
+        return self._new(hl.ReshapeOp(self._value, tuple(new)))
+
+    view = reshape
+
+    def permute(self: Tensor, *order: int) -> Tensor:
+        perm = tuple(normalize_axis(a, self.ndim) for a in argfix(*order))
+        if perm == tuple(range(self.ndim)):
+            return self
+        return self._new(hl.PermuteOp(self._value, perm))
+
+    def transpose(self: Tensor, dim0: int = 1, dim1: int = 0) -> Tensor:
+        order = list(range(self.ndim))
+        a, b = normalize_axis(dim0, self.ndim), normalize_axis(dim1, self.ndim)
+        order[a], order[b] = order[b], order[a]
+        return self.permute(order)
+
+    @property
+    def T(self: Tensor) -> Tensor:
+        """transpose() of axes 1 and 0, as in tinygrad (for matrices, the transpose)."""
+        return self.transpose()
+
+    def expand(self: Tensor, *shape: int) -> Tensor:
+        """numpy's broadcast_to; -1 keeps a size."""
+        new = argfix(*shape)
+        offset = len(new) - self.ndim
+        new = tuple(self.shape[i - offset] if d == -1 else d for i, d in enumerate(new))
+        if new == self.shape:
+            return self
+        return self._new(hl.BroadcastToOp(self._value, new))
+
+    def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        if self.ndim == 0:
+            return self.reshape(1)
+        s, e = normalize_axis(start_dim, self.ndim), normalize_axis(end_dim, self.ndim)
+        return self.reshape(*self.shape[:s], -1, *self.shape[e + 1:])
+
+    def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+        d = normalize_axis(dim, self.ndim)
+        return self.reshape(*self.shape[:d], *sizes, *self.shape[d + 1:])
+
+    def squeeze(self: Tensor, dim: int | None = None) -> Tensor:
+        if dim is None:
+            return self.reshape([d for d in self.shape if d != 1])
+        d = normalize_axis(dim, self.ndim)
+        return self if self.shape[d] != 1 else self.reshape(self.shape[:d] + self.shape[d + 1:])
+
+    def unsqueeze(self: Tensor, dim: int) -> Tensor:
+        d = normalize_axis(dim, self.ndim + 1)
+        return self.reshape(*self.shape[:d], 1, *self.shape[d:])
+
+    def pad(self: Tensor, padding: Sequence[tuple[int, int] | None], value: float = 0.0
+            ) -> Tensor:
+        """((before, after), ...) per axis, None for none; negative amounts crop."""
+        if len(padding) != self.ndim:
+            raise ValueError(f"pad needs {self.ndim} (before, after) pairs, got {len(padding)}")
+        pairs = [p or (0, 0) for p in padding]
+        x = self.shrink([(max(-b, 0), d - max(-a, 0)) for (b, a), d in zip(pairs, self.shape,
+                                                                          strict=True)])
+        low, high = tuple(max(b, 0) for b, _ in pairs), tuple(max(a, 0) for _, a in pairs)
+        if not any(low) and not any(high):
+            return x
+        return x._new(hl.PadOp(x._value, low, high, float(value)))
+
+    def shrink(self: Tensor, arg: Sequence[tuple[int, int] | None]) -> Tensor:
+        """[(start, end)] per axis, None to keep an axis whole (tinygrad's shrink)."""
+        bounds = [b or (0, d) for b, d in zip(arg, self.shape, strict=True)]
+        if all(b == (0, d) for b, d in zip(bounds, self.shape, strict=True)):
+            return self
+        starts, limits = tuple(b[0] for b in bounds), tuple(b[1] for b in bounds)
+        return self._new(hl.SliceOp(self._value, starts, limits, (1,) * self.ndim))
+
+    def flip(self: Tensor, axis: int | Sequence[int]) -> Tensor:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        norm = tuple(sorted({normalize_axis(a, self.ndim) for a in axes}))
+        return self._new(hl.FlipOp(self._value, norm)) if norm else self
+
+    def repeat(self: Tensor, *repeats: int) -> Tensor:
+        """tinygrad's repeat (numpy's tile): the whole tensor repeated along each axis."""
+        reps = argfix(*repeats)
+        if len(reps) < self.ndim:
+            raise ValueError(f"repeat needs at least {self.ndim} counts, got {len(reps)}")
+        base = self.reshape((1,) * (len(reps) - self.ndim) + self.shape)
+        interleaved = [v for d in base.shape for v in (1, d)]
+        grown = [v for r, d in zip(reps, base.shape, strict=True) for v in (r, d)]
+        out = base.reshape(interleaved).expand(grown)
+        return out.reshape([r * d for r, d in zip(reps, base.shape, strict=True)])
+
+    def cat(self: Tensor, *others: Tensor, dim: int = 0) -> Tensor:
+        """Concatenate along `dim`; dtypes promote."""
+        tensors = [self, *others]
+        d = normalize_axis(dim, self.ndim)
+        dtype = tensors[0].dtype
+        for t in tensors[1:]:
+            dtype = dtypes.promote(dtype, t.dtype)
+        values = [t.cast(dtype)._value for t in tensors]
+        return self._new(hl.ConcatOp(values, d)) if len(values) > 1 else self.cast(dtype)
+
+    def stack(self: Tensor, *others: Tensor, dim: int = 0) -> Tensor:
+        d = normalize_axis(dim, self.ndim + 1)
+        return self.unsqueeze(d).cat(*[t.unsqueeze(d) for t in others], dim=d)
+
+    def split(self: Tensor, sizes: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+        """Pieces of `sizes` (or of equal size `sizes`, the last one smaller) along `dim`."""
+        d = normalize_axis(dim, self.ndim)
+        n = self.shape[d]
+        if isinstance(sizes, int):
+            if sizes < 1:
+                raise ValueError(f"split size must be at least 1, got {sizes}")
+            sizes = [min(sizes, n - i) for i in range(0, n, sizes)] or [0]
+        if sum(sizes) != n:
+            raise ValueError(f"split sizes {list(sizes)} do not add up to {n} (axis {d})")
+        bounds, start = [], 0
+        for size in sizes:
+            bounds.append((start, start + size))
+            start += size
+        return tuple(self.shrink([b if i == d else None for i in range(self.ndim)])
+                     for b in bounds)
+
+    def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        d = normalize_axis(dim, self.ndim)
+        if chunks < 1:
+            raise ValueError(f"chunk count must be at least 1, got {chunks}")
+        return self.split(max(-(-self.shape[d] // chunks), 1), d)
+
+    def __getitem__(self: Tensor, index: Any) -> Tensor:
+        """ints, slices (negative and stepped), None and Ellipsis; no tensor indices yet."""
+        items = list(index) if isinstance(index, tuple) else [index]
+        items = [int(i) if isinstance(i, np.integer) else i for i in items]  # numpy's ints too
+        for item in items:
+            if not (item is None or item is Ellipsis or isinstance(item, int | slice)):
+                raise TypeError(f"index {item!r}: only ints, slices, None and ... are supported")
+        if items.count(Ellipsis) > 1:
+            raise IndexError("an index can only have a single ellipsis")
+        used = sum(1 for i in items if i is not None and i is not Ellipsis)
+        if used > self.ndim:
+            raise IndexError(f"too many indices for a tensor of rank {self.ndim}")
+        at = items.index(Ellipsis) if Ellipsis in items else len(items)
+        items[at:at + 1] = [slice(None)] * (self.ndim - used)
+        return _apply_index(self, items)
+
+
+def _apply_index(x: Tensor, items: list[Any]) -> Tensor:
+    flips, starts, limits, steps, out_shape = [], [], [], [], []
+    axis = 0
+    for item in items:
+        if item is None:
+            out_shape.append(1)
+            continue
+        size = x.shape[axis]
+        if isinstance(item, int):
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for axis {axis} of size {size}")
+            i = item % size
+            starts.append(i), limits.append(i + 1), steps.append(1)
+        else:
+            start, stop, step = item.indices(size)
+            if step < 0:  # a negative step walks a flipped axis forwards
+                flips.append(axis)
+                start, stop, step = size - 1 - start, size - 1 - stop, -step
+            stop = max(stop, start)
+            starts.append(start), limits.append(stop), steps.append(step)
+            out_shape.append(-(-(stop - start) // step))
+        axis += 1
+    if flips:
+        x = x.flip(flips)
+    if any((s, e, st) != (0, d, 1) for s, e, st, d in zip(starts, limits, steps, x.shape,
+                                                           strict=True)):
+        x = x._new(hl.SliceOp(x._value, tuple(starts), tuple(limits), tuple(steps)))
+    return x.reshape(out_shape)

@@ -1,0 +1,517 @@
+"""The lazy Tensor: tinygrad's API, recording `hl` IR, realized through a pipeline.
+
+Every operation records an op at once (so a shape or dtype mistake raises at
+the call that made it) and computes nothing; `.numpy()`, `.tolist()`,
+`.item()` and `.realize()` run the program. Where numpy and tinygrad differ,
+this follows tinygrad, and the docstring says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from irtensor import dtypes, shapes
+from irtensor.dialects import hl, ll
+from irtensor.dtypes import DType
+from irtensor.frontend import realize
+from irtensor.frontend.movement import MovementMixin, argfix
+from irtensor.frontend.reduce_nn import NNMixin, ReduceMixin
+from irtensor.runtime import buffers
+
+Scalar = int | float | bool
+POOLED_COPY_BYTES = 1 << 20  # smaller copies come from malloc, which is quicker for them
+
+
+_VERIFIERS: dict[type, Callable[[Operation], None]] = {}
+_DTYPES: dict[Attribute, DType] = {}
+
+
+def _own_verifier(cls: type[Operation]) -> Callable[[Operation], None]:
+    """The op class's own `verify_` (shapes, element types: the user's errors), without
+    xDSL's generic checks of operand and result constraints, which ops built by this
+    API always meet and which cost about as much again as building the op. xDSL keeps
+    the class's own verifier in the closure of the `verify_` it generates; where that
+    is not found, the full `verify`."""
+    if (found := _VERIFIERS.get(cls)) is None:
+        generated = cls.__dict__.get("verify_")
+        names = getattr(getattr(generated, "__code__", None), "co_freevars", ())
+        cells = getattr(generated, "__closure__", None) or ()
+        own = (cells[names.index("custom_verify")].cell_contents
+               if "custom_verify" in names and len(cells) == len(names) else None)
+        found = own if callable(own) else cls.verify
+        _VERIFIERS[cls] = found
+    return found
+
+
+_VERIFIED: set[Hashable] = set()
+MAX_VERIFIED = 1 << 14
+
+
+def _verify(op: Operation) -> None:
+    """Run the op's own verifier, once per signature: what it checks (shapes, element
+    types, properties) is all in the op's class, operand and result types, properties
+    and attributes, and a program recorded again repeats the same signatures (an op
+    with regions is always verified)."""
+    if op.regions:
+        _own_verifier(type(op))(op)
+        return
+    key = (type(op), tuple(v.type for v in op._operands), tuple(r.type for r in op.results),
+           tuple(op.properties.items()), tuple(op.attributes.items()))
+    if key in _VERIFIED:
+        return
+    _own_verifier(type(op))(op)
+    if len(_VERIFIED) >= MAX_VERIFIED:
+        _VERIFIED.clear()
+    _VERIFIED.add(key)
+
+
+def _forget_uses(op: Operation) -> None:
+    """Unlink a recorded op from its operands' use lists. A detached graph is walked
+    from results to operands only; were the uses kept, a long-lived tensor (a weight)
+    would hold every op ever built on it, with the buffers those ops realized."""
+    for operand, use in zip(op._operands, op._operand_uses, strict=True):
+        operand.remove_use(use)
+    op._operand_uses = ()
+
+
+def _kind(d: DType) -> int:
+    return 2 if d.is_float else 1 if d.is_int else 0
+
+
+class Tensor(MovementMixin, ReduceMixin, NNMixin):
+    """A lazy tensor. `Tensor([1, 2, 3])`, `Tensor(np_array)`, `Tensor(2.5)`."""
+
+    __slots__ = ("_value", "device")
+    _rng = np.random.default_rng(0)
+
+    def __init__(
+        self,
+        data: Any,
+        dtype: DType | str | np.dtype | type | None = None,
+        device: str | None = None,
+    ):
+        self.device = realize.check_device(device) if device else realize.default_device()
+        if isinstance(data, SSAValue):
+            self._value = data
+            return
+        if isinstance(data, Tensor):
+            self._value = data.cast(dtype)._value if dtype else data._value
+            return
+        array = np.asarray(data)
+        if dtype is not None:
+            want = dtypes.as_dtype(dtype)
+        elif isinstance(data, np.ndarray | np.generic):
+            want = dtypes.as_dtype(array.dtype)  # numpy data keeps its dtype, as in tinygrad
+        else:
+            want = self._infer(array)
+        self._value = realize.buffer_value(np.array(array, dtype=want.np, order="C"))
+
+    @staticmethod
+    def _infer(array: np.ndarray) -> DType:
+        """Python data: bools, ints as the default int, floats as the default float."""
+        if array.dtype == np.bool_:
+            return dtypes.bool_
+        if np.issubdtype(array.dtype, np.integer):
+            return dtypes.default_int
+        return dtypes.default_float
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def _type(self) -> TensorType:
+        t = self._value.type
+        assert isinstance(t, TensorType)
+        return t
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._type.get_shape())
+
+    @property
+    def dtype(self) -> DType:
+        element = self._type.element_type
+        if (found := _DTYPES.get(element)) is None:  # asked several times per recorded op
+            found = _DTYPES[element] = dtypes.of_element(element)
+        return found
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def numel(self) -> int:
+        return shapes.numel(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        state = "realized" if realize.buffer_of(self._value) is not None else "lazy"
+        return f"<Tensor {self.shape} {self.dtype.name} on {self.device}, {state}>"
+
+    # ------------------------------------------------------------------ creation
+
+    @staticmethod
+    def full(shape: int | Sequence[int], fill_value: Scalar, dtype: Any = None,
+             device: str | None = None) -> Tensor:
+        """A constant: one scalar broadcast to `shape`, stored nowhere."""
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if any(n < 0 for n in shape):
+            raise ValueError(f"shape {shape}: sizes must not be negative")
+        d = dtypes.as_dtype(dtype) if dtype is not None else Tensor._scalar_dtype(fill_value)
+        value = dtypes.to_numpy(d.element).type(fill_value).item()
+        return Tensor._op(ll.ConstOp(value, TensorType(d.element, list(shape))), device)
+
+    @staticmethod
+    def zeros(*shape: int, dtype: Any = None, device: str | None = None) -> Tensor:
+        return Tensor.full(argfix(*shape), 0, dtype or dtypes.default_float, device)
+
+    @staticmethod
+    def ones(*shape: int, dtype: Any = None, device: str | None = None) -> Tensor:
+        return Tensor.full(argfix(*shape), 1, dtype or dtypes.default_float, device)
+
+    @staticmethod
+    def empty(*shape: int, dtype: Any = None, device: str | None = None) -> Tensor:
+        """Unspecified contents; here, zeros."""
+        return Tensor.zeros(*shape, dtype=dtype, device=device)
+
+    @staticmethod
+    def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1, dtype: Any = None,
+               device: str | None = None) -> Tensor:
+        """A buffer (tinygrad builds it lazily from a cumsum; the result is the same)."""
+        if stop is None:
+            start, stop = 0, start
+        kind = dtypes.default_float if any(isinstance(v, float) for v in (start, stop, step)) \
+            else dtypes.default_int
+        return Tensor(np.arange(start, stop, step), dtype or kind, device)
+
+    @staticmethod
+    def eye(n: int, m: int | None = None, dtype: Any = None, device: str | None = None) -> Tensor:
+        return Tensor(np.eye(n, m), dtype or dtypes.default_float, device)
+
+    @staticmethod
+    def manual_seed(seed: int = 0) -> None:
+        Tensor._rng = np.random.default_rng(seed)
+
+    @staticmethod
+    def rand(*shape: int, dtype: Any = None, device: str | None = None) -> Tensor:
+        """Uniform in [0, 1), drawn on the host from the `manual_seed` generator."""
+        return Tensor(Tensor._rng.random(argfix(*shape)), dtype or dtypes.default_float, device)
+
+    @staticmethod
+    def randn(*shape: int, dtype: Any = None, device: str | None = None) -> Tensor:
+        return Tensor(Tensor._rng.standard_normal(argfix(*shape)),
+                      dtype or dtypes.default_float, device)
+
+    @staticmethod
+    def uniform(*shape: int, low: float = 0.0, high: float = 1.0, dtype: Any = None,
+                device: str | None = None) -> Tensor:
+        return Tensor(Tensor._rng.uniform(low, high, argfix(*shape)),
+                      dtype or dtypes.default_float, device)
+
+    def full_like(self, fill_value: Scalar, dtype: Any = None) -> Tensor:
+        return Tensor.full(self.shape, fill_value, dtype or self.dtype, self.device)
+
+    def zeros_like(self, dtype: Any = None) -> Tensor:
+        return self.full_like(0, dtype)
+
+    def ones_like(self, dtype: Any = None) -> Tensor:
+        return self.full_like(1, dtype)
+
+    def rand_like(self, dtype: Any = None) -> Tensor:
+        return Tensor.rand(*self.shape, dtype=dtype or self.dtype, device=self.device)
+
+    def randn_like(self, dtype: Any = None) -> Tensor:
+        return Tensor.randn(*self.shape, dtype=dtype or self.dtype, device=self.device)
+
+    # ------------------------------------------------------------------ realization
+
+    def realize(self, *others: Tensor) -> Tensor:
+        """Compute this tensor (and `others`, sharing their work); return self."""
+        tensors = (self, *others)
+        values = realize.realize([t._value for t in tensors], self.device)
+        for t, v in zip(tensors, values, strict=True):
+            t._value = v
+        return self
+
+    def numpy(self) -> np.ndarray:
+        self.realize()
+        array = realize.buffer_of(self._value)
+        assert array is not None
+        if array.nbytes < POOLED_COPY_BYTES:
+            return array.copy()
+        # A copy the caller owns, in a pooled buffer: the pool reuses it only once the
+        # caller has dropped it, and a repeated call faults in no fresh pages.
+        out = buffers.empty(array.shape, array.dtype)
+        np.copyto(out, array)
+        return out
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    def item(self) -> Scalar:
+        if self.numel() != 1:
+            raise ValueError(f"item() needs a tensor of one element, this one has shape "
+                             f"{self.shape}")
+        return self.numpy().reshape(()).item()
+
+    def ir(self, stage: str = "hl") -> str:
+        """The textual IR of the program computing this tensor, after `stage`
+        ("hl" as recorded, "ll", "kernel"), or the OpenCL C of its kernels ("opencl")."""
+        return realize.text([self._value], stage)
+
+    def schedule(self, *others: Tensor) -> list[Operation]:
+        """The kernels that realizing this tensor (and `others`) would run; each prints."""
+        return list(realize.schedule([t._value for t in (self, *others)]))
+
+    # ------------------------------------------------------------------ plumbing
+
+    @staticmethod
+    def _op(op: Operation, device: str | None = None) -> Tensor:
+        try:
+            _verify(op)
+        except VerifyException as e:
+            message = str(e).splitlines()[0]
+            raise (TypeError if "element type" in message else ValueError)(message) from None
+        _forget_uses(op)
+        return Tensor(op.results[0], device=device)
+
+    def _new(self, op: Operation) -> Tensor:
+        return Tensor._op(op, self.device)
+
+    @staticmethod
+    def _scalar_dtype(x: Scalar) -> DType:
+        if isinstance(x, bool):
+            return dtypes.bool_
+        return dtypes.default_int if isinstance(x, int) else dtypes.default_float
+
+    def _const(self, x: Scalar, dtype: DType) -> Tensor:
+        return Tensor.full((), x, dtype, self.device)
+
+    def _pair(self, other: Tensor | Scalar, reverse: bool = False) -> tuple[Tensor, Tensor]:
+        """Both operands as tensors of one dtype. Python scalars take the tensor's dtype
+        unless their kind is higher (a float with an int tensor gives the default float)."""
+        if isinstance(other, Tensor):
+            d = dtypes.promote(self.dtype, other.dtype)
+            a, b = self.cast(d), other.cast(d)
+        else:
+            kind = Tensor._scalar_dtype(other)
+            d = self.dtype if _kind(kind) <= _kind(self.dtype) else kind
+            a, b = self.cast(d), self._const(other, d)
+        return (b, a) if reverse else (a, b)
+
+    def _binary(self, op: type[Operation], other: Tensor | Scalar, reverse: bool = False
+                ) -> Tensor:
+        a, b = self._pair(other, reverse)
+        return a._new(op(a._value, b._value))
+
+    def _float(self) -> Tensor:
+        return self if self.dtype.is_float else self.cast(dtypes.default_float)
+
+    def _unary_float(self, op: type[Operation]) -> Tensor:
+        x = self._float()
+        return x._new(op(x._value))
+
+    def cast(self, dtype: Any) -> Tensor:
+        d = dtypes.as_dtype(dtype)
+        return self if d is self.dtype else self._new(hl.CastOp(self._value, d.element))
+
+    # ------------------------------------------------------------------ elementwise
+
+    def _both_bool(self, x: Tensor | Scalar) -> bool:
+        return self.dtype.is_bool and (x.dtype.is_bool if isinstance(x, Tensor)
+                                       else isinstance(x, bool))
+
+    def __add__(self, x: Tensor | Scalar) -> Tensor:
+        if self._both_bool(x):
+            return self._binary(hl.OrOp, x)  # numpy: True + True is True
+        return self._binary(hl.AddOp, x)
+
+    def __radd__(self, x: Scalar) -> Tensor:
+        return self._binary(hl.OrOp if self._both_bool(x) else hl.AddOp, x, reverse=True)
+
+    def __sub__(self, x: Tensor | Scalar) -> Tensor:
+        return self._binary(hl.SubOp, x)
+
+    def __rsub__(self, x: Scalar) -> Tensor:
+        return self._binary(hl.SubOp, x, reverse=True)
+
+    def __mul__(self, x: Tensor | Scalar) -> Tensor:
+        return self._binary(hl.AndOp if self._both_bool(x) else hl.MulOp, x)  # numpy: and
+
+    def __rmul__(self, x: Scalar) -> Tensor:
+        return self._binary(hl.AndOp if self._both_bool(x) else hl.MulOp, x, reverse=True)
+
+    def __truediv__(self, x: Tensor | Scalar) -> Tensor:
+        """True division; integers are divided as the default float (as tinygrad)."""
+        a, b = self._pair(x)
+        return a._float()._binary(hl.DivOp, b._float())
+
+    def __rtruediv__(self, x: Scalar) -> Tensor:
+        return self._float()._binary(hl.DivOp, x, reverse=True)
+
+    def __floordiv__(self, x: Tensor | Scalar) -> Tensor:
+        a, _ = self._pair(x)
+        if not a.dtype.is_int:
+            raise TypeError(f"// is defined for integer tensors here, not {a.dtype.name}")
+        return self._binary(hl.IDivOp, x)
+
+    def __mod__(self, x: Tensor | Scalar) -> Tensor:
+        a, _ = self._pair(x)
+        if not a.dtype.is_int:
+            raise TypeError(f"% is defined for integer tensors here, not {a.dtype.name}")
+        return self._binary(hl.ModOp, x)
+
+    def __pow__(self, x: Tensor | Scalar) -> Tensor:
+        """Small non-negative integer exponents multiply (exact, any dtype); others use
+        hl.pow on floats."""
+        if isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 16:
+            result, base = self.ones_like(), self
+            while x:
+                result, base, x = (result * base if x & 1 else result), base * base, x >> 1
+            return result
+        return self._float()._binary(hl.PowOp, x)
+
+    def __rpow__(self, x: Scalar) -> Tensor:
+        return self._float()._binary(hl.PowOp, x, reverse=True)
+
+    def __neg__(self) -> Tensor:
+        return self.logical_not() if self.dtype.is_bool else self._new(hl.NegOp(self._value))
+
+    def __lt__(self, x: Tensor | Scalar) -> Tensor:
+        return self._binary(hl.LtOp, x)
+
+    def __le__(self, x: Tensor | Scalar) -> Tensor:
+        return self._binary(hl.LeOp, x)
+
+    def __gt__(self, x: Tensor | Scalar) -> Tensor:
+        return self._binary(hl.GtOp, x)
+
+    def __ge__(self, x: Tensor | Scalar) -> Tensor:
+        return self._binary(hl.GeOp, x)
+
+    def __eq__(self, x: object) -> Tensor:  # type: ignore[override]
+        return self._binary(hl.EqOp, x)  # type: ignore[arg-type]
+
+    def __ne__(self, x: object) -> Tensor:  # type: ignore[override]
+        return self._binary(hl.NeOp, x)  # type: ignore[arg-type]
+
+    __hash__ = object.__hash__
+
+    def _logical(self, op: type[Operation], x: Tensor | Scalar) -> Tensor:
+        a, b = self._pair(x)
+        if not a.dtype.is_bool:
+            raise TypeError(f"logical operations need bool tensors, got {a.dtype.name}")
+        return a._new(op(a._value, b._value))
+
+    def __and__(self, x: Tensor | Scalar) -> Tensor:
+        return self._logical(hl.AndOp, x)
+
+    def __or__(self, x: Tensor | Scalar) -> Tensor:
+        return self._logical(hl.OrOp, x)
+
+    def __xor__(self, x: Tensor | Scalar) -> Tensor:
+        return self._logical(hl.XorOp, x)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def logical_not(self) -> Tensor:
+        if not self.dtype.is_bool:
+            raise TypeError(f"logical_not needs a bool tensor, got {self.dtype.name}")
+        return self._new(hl.NotOp(self._value))
+
+    __invert__ = logical_not
+
+    def add(self, x: Tensor | Scalar) -> Tensor:
+        return self + x
+
+    def sub(self, x: Tensor | Scalar) -> Tensor:
+        return self - x
+
+    def mul(self, x: Tensor | Scalar) -> Tensor:
+        return self * x
+
+    def div(self, x: Tensor | Scalar) -> Tensor:
+        return self / x
+
+    def pow(self, x: Tensor | Scalar) -> Tensor:
+        return self**x
+
+    def neg(self) -> Tensor:
+        return -self
+
+    def abs(self) -> Tensor:
+        return self if self.dtype.is_bool else self._new(hl.AbsOp(self._value))
+
+    def relu(self) -> Tensor:
+        return self._new(hl.ReluOp(self._value))
+
+    def exp(self) -> Tensor:
+        return self._unary_float(hl.ExpOp)
+
+    def exp2(self) -> Tensor:
+        return self._unary_float(hl.Exp2Op)
+
+    def log(self) -> Tensor:
+        return self._unary_float(hl.LogOp)
+
+    def log2(self) -> Tensor:
+        return self._unary_float(hl.Log2Op)
+
+    def sqrt(self) -> Tensor:
+        return self._unary_float(hl.SqrtOp)
+
+    def rsqrt(self) -> Tensor:
+        return self._unary_float(hl.RsqrtOp)
+
+    def reciprocal(self) -> Tensor:
+        return self._unary_float(hl.ReciprocalOp)
+
+    def sin(self) -> Tensor:
+        return self._unary_float(hl.SinOp)
+
+    def cos(self) -> Tensor:
+        return self._unary_float(hl.CosOp)
+
+    def sigmoid(self) -> Tensor:
+        return self._unary_float(hl.SigmoidOp)
+
+    def tanh(self) -> Tensor:
+        return self._unary_float(hl.TanhOp)
+
+    def gelu(self) -> Tensor:
+        """tinygrad's tanh approximation."""
+        x = self._float()
+        return 0.5 * x * (1 + (math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)).tanh())
+
+    def silu(self) -> Tensor:
+        return self._float() * self.sigmoid()
+
+    def softplus(self, beta: float = 1) -> Tensor:
+        return (1 + (self._float() * beta).exp()).log() * (1 / beta)
+
+    def maximum(self, x: Tensor | Scalar) -> Tensor:
+        return self._binary(hl.MaximumOp, x)
+
+    def minimum(self, x: Tensor | Scalar) -> Tensor:
+        return self._binary(hl.MinimumOp, x)
+
+    def clip(self, min_: Scalar | None = None, max_: Scalar | None = None) -> Tensor:
+        out = self if min_ is None else self.maximum(min_)
+        return out if max_ is None else out.minimum(max_)
+
+    def where(self, x: Tensor | Scalar, y: Tensor | Scalar) -> Tensor:
+        """`cond.where(x, y)`: x where cond else y, all three broadcasting (tinygrad's spelling)."""
+        cond = self if self.dtype.is_bool else self != 0
+        if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+            x = cond._const(x, dtypes.promote(Tensor._scalar_dtype(x), Tensor._scalar_dtype(y)))
+        a, b = x._pair(y) if isinstance(x, Tensor) else y._pair(x, reverse=True)  # type: ignore[union-attr]
+        return cond._new(hl.WhereOp(cond._value, a._value, b._value))

@@ -1,0 +1,213 @@
+"""fuse: turn `ll` programs into `kernel.kernel`s, tinygrad-style.
+
+Each `ll` value becomes a lazy node over its own index space: a read of a
+buffer through an index map (`Read`), a constant, an elementwise op of nodes,
+a masked node (a pad of a computed value), or a reduction. Movement ops only
+rewrite index maps, so views never copy. A kernel is made where a value must
+exist in memory: a function result, a reduction's input being combined, or a
+value used by several consumers that is not cheap to recompute. Elementwise
+consumers of a reduction that iterate its result fuse as the kernel's
+epilogue, so `matmul + bias + relu` is one kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+
+from irtensor import dtypes
+from irtensor.dialects import kernel, ll
+from irtensor.dialects._base import element_of, ints, shape_of
+from irtensor.passes.kernel.kernel_body import BodyBuilder
+from irtensor.passes.kernel.nodes import (
+    Apply,
+    Const,
+    Node,
+    Read,
+    Reduce,
+    contains_reduce,
+    epilogue_dims,
+    find_reduce,
+    identity_read,
+    move,
+    reduce_shape,
+    replace_reduce,
+    size_of,
+)
+from irtensor.passes.kernel.views import (
+    dims,
+    movement_map,
+)
+from irtensor.passes.registry import register_pass
+
+
+@register_pass
+@dataclass(frozen=True)
+class FusePass(ModulePass):
+    """fuse: form kernels from ll ops; movement ops become reads, never copies.
+
+    `recompute_limit`: a value with several consumers is recomputed inside each
+    when it costs at most this many elementwise ops (0: always computed once).
+    """
+
+    name = "fuse"
+    recompute_limit: int = 8
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+            if function.body.blocks:
+                Fuser(self.recompute_limit).fuse_function(function)
+
+
+class Fuser:
+    def __init__(self, recompute_limit: int):
+        self.recompute_limit = recompute_limit
+        self.nodes: dict[SSAValue, Node] = {}
+        self.block: Block | None = None
+        self.insert_before: Operation | None = None
+
+    def fuse_function(self, function: func.FuncOp) -> None:
+        block = function.body.block
+        self.block = block
+        for arg in block.args:
+            self.nodes[arg] = identity_read(arg)
+        for op in list(block.ops):
+            if isinstance(op, func.ReturnOp):
+                self.insert_before = op
+                results = [self.materialize(self.nodes[v]) for v in op.operands]
+                for i, r in enumerate(results):
+                    op.operands[i] = r
+                continue
+            if isinstance(op, kernel.KernelOp):
+                self.nodes[op.res] = identity_read(op.res)
+                continue
+            self.insert_before = op
+            node = self.node_of(op)
+            if isinstance(op, ll.MOVEMENT_OPS) and self.breaks_epilogue(op, node):
+                # Compute the reduction with its epilogue (matmul + bias + relu) before a
+                # view its consumers cannot iterate, then view the result.
+                source = self.nodes[op.operands[0]]
+                self.nodes[op.operands[0]] = identity_read(self.materialize(source))
+                node = self.node_of(op)
+                assert node is not None
+            if len(list(op.results[0].uses)) > 1:  # several consumers
+                node = self.settle(node)  # a reduction is computed once
+                if not self.cheap(node):
+                    node = identity_read(self.materialize(node))
+            self.nodes[op.results[0]] = node
+        for op in reversed(list(block.ops)):
+            if not isinstance(op, func.ReturnOp | kernel.KernelOp) and not op.results[0].uses:
+                op.detach()
+                op.erase()
+
+    def breaks_epilogue(self, op: Operation, moved: Node | None) -> bool:
+        """Whether a movement of a pending reduction's result leaves points that the
+        reduction's kernel could not write (a broadcast, a pad): then compute it first."""
+        source = self.nodes[op.operands[0]]
+        if not contains_reduce(source):
+            return False
+        if moved is None:
+            return True
+        reduce = find_reduce(moved)
+        assert reduce is not None
+        return epilogue_dims(moved, reduce, reduce.child.shape) is None
+
+    def cheap(self, node: Node) -> bool:
+        """Recomputing it in each consumer costs less than a trip through memory."""
+        return not contains_reduce(node) and size_of(node) <= self.recompute_limit
+
+    def settle(self, node: Node) -> Node:
+        """`node` with no pending reduction: computed whole when it is a reduction with
+        an epilogue it can carry, else with each reduction computed and read back."""
+        reduce = find_reduce(node)
+        if reduce is None:
+            return node
+        if epilogue_dims(node, reduce, reduce.child.shape) is not None:
+            return identity_read(self.materialize(node))
+        return self.realize_reduces(node)
+
+    def realize_reduces(self, node: Node) -> Node:
+        """`node` with each pending reduction computed into a buffer and read back."""
+        while (reduce := find_reduce(node)) is not None:
+            plain = Reduce(reduce_shape(reduce), reduce.element, reduce.kind, reduce.child,
+                           reduce.axes, dims(len(reduce.child.shape)))
+            node = replace_reduce(node, reduce, self.materialize(plain))
+        return node
+
+    def node_of(self, op: Operation) -> Node | None:
+        result = op.results[0]
+        shape, element = shape_of(result), element_of(result)
+        if isinstance(op, ll.ConstOp):
+            return Const(shape, element, op.scalar)
+        if isinstance(op, ll.ReduceOp):
+            if not ints(op.axes):  # over no axes: x (a sum also turns -0.0 into 0.0)
+                source = self.nodes[op.input]
+                if op.kind.data == "max" or not dtypes.is_float(element):
+                    return source
+                return Apply(shape, element, ll.AddOp, (source, Const(shape, element, 0.0)))
+            source = self.settle(self.nodes[op.input])
+            return Reduce(shape, element, op.kind.data, source, ints(op.axes),
+                          dims(len(shape)))
+        if isinstance(op, ll.MOVEMENT_OPS):
+            return move(self.nodes[op.operands[0]], movement_map(op), shape)
+        args = [self.nodes[v] for v in op.operands]
+        pending = [i for i, a in enumerate(args) if contains_reduce(a)]
+        for i in pending[1:]:  # one reduction per kernel: compute the others first
+            args[i] = self.settle(args[i])
+        return Apply(shape, element, type(op), tuple(args))
+
+    # ------------------------------------------------------------------ kernels
+
+    def materialize(self, node: Node) -> SSAValue:
+        """A buffer holding `node` (an existing buffer when the node is one)."""
+        if (isinstance(node, Read) and not node.valid and node.exprs == dims(len(node.shape))
+                and shape_of(node.buffer) == node.shape):
+            return node.buffer
+        reduce = find_reduce(node)
+        made = self.elementwise_kernel(node) if reduce is None else self.reduce_kernel(node, reduce)
+        assert self.block is not None and self.insert_before is not None
+        self.block.insert_op_before(made, self.insert_before)
+        return made.res
+
+    def elementwise_kernel(self, node: Node) -> kernel.KernelOp:
+        rank = len(node.shape)
+        body = BodyBuilder(rank)
+        value = body.emit(node)
+        return body.finish(
+            name="E_" + "_".join(map(str, node.shape)) if node.shape else "E",
+            space=node.shape, value=value, writes=AffineMap(rank, 0, dims(rank)),
+            result=TensorType(node.element, list(node.shape)),
+        )
+
+    def reduce_kernel(self, node: Node, reduce: Reduce) -> kernel.KernelOp:
+        """A reduction kernel; `node` is the reduction seen through a relabeling, or an
+        elementwise expression of it (the epilogue)."""
+        space = reduce.child.shape
+        rank = len(space)
+        relabel = epilogue_dims(node, reduce, space)
+        if relabel is None:  # the consumer does not iterate the result: reduce alone
+            plain = Reduce(reduce_shape(reduce), reduce.element, reduce.kind, reduce.child,
+                           reduce.axes, dims(len(space)))
+            buffer = self.materialize(plain)
+            return self.elementwise_kernel(replace_reduce(node, reduce, buffer))
+        body = BodyBuilder(rank)
+        value = body.emit(reduce.child)
+        epilogue = None
+        if node is not reduce:
+            epilogue = BodyBuilder(rank, reduction=reduce.axes, accumulator=reduce.element,
+                                   relabel=relabel)
+            epilogue_value = epilogue.emit(node, accumulator_for=reduce)
+        name = "r_" + "_".join(map(str, space))
+        return body.finish(
+            name=name, space=space, value=value,
+            writes=AffineMap(rank, 0, tuple(relabel)),
+            result=TensorType(node.element, list(node.shape)),
+            reduce=reduce.axes, combiner=reduce.kind,
+            epilogue=(epilogue, epilogue_value) if epilogue is not None else None,
+        )

@@ -1,0 +1,205 @@
+"""The lazy nodes `fuse` builds an `ll` program into, and the rewrites of node trees.
+
+Each `ll` value is a node over its own index space: a read of a buffer through an index
+map (`Read`), a constant, an elementwise op of nodes (`Apply`), a masked node (a pad of
+a computed value) or a pending reduction. Movement ops only rewrite index maps (`move`).
+`kernel_body` turns a node tree into a kernel's scalar body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr
+
+from irtensor.dialects import ll
+from irtensor.dialects._base import element_of, shape_of
+from irtensor.passes.kernel.views import (
+    Constraints,
+    Exprs,
+    IndexMap,
+    const,
+    dims,
+    simplify,
+    simplify_constraint,
+    substitute,
+    substitute_constraint,
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Node:
+    """A lazy value over an index space of `shape`."""
+
+    shape: tuple[int, ...]
+    element: Attribute
+
+
+@dataclass(frozen=True, eq=False)
+class Read(Node):
+    """buffer[exprs] where `valid` holds, else `pad`."""
+
+    buffer: SSAValue = field(default=None)  # type: ignore[assignment]
+    exprs: Exprs = ()
+    valid: Constraints = ()
+    pad: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class Const(Node):
+    value: float | int | bool = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Apply(Node):
+    """An elementwise `ll` op (its class and, for casts, nothing more) on nodes."""
+
+    op: type[Operation] = ll.AddOp
+    args: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Masked(Node):
+    """child where `valid` holds, else `pad` (a pad of a computed value)."""
+
+    child: Node = field(default=None)  # type: ignore[assignment]
+    valid: Constraints = ()
+    pad: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class Reduce(Node):
+    """combine(child over `axes`), seen through `index`: this node's dims -> the
+    keepdim result's indices (identity until a movement relabels it)."""
+
+    kind: str = "sum"
+    child: Node = field(default=None)  # type: ignore[assignment]
+    axes: tuple[int, ...] = ()
+    index: Exprs = ()
+
+
+def size_of(node: Node) -> int:
+    """Ops in a node's tree: how much recomputing it would cost."""
+    if isinstance(node, Apply):
+        return 1 + sum(size_of(a) for a in node.args)
+    if isinstance(node, Masked):
+        return 1 + size_of(node.child)
+    return 0 if isinstance(node, Read | Const) else 1_000_000
+
+
+def contains_reduce(node: Node) -> bool:
+    if isinstance(node, Reduce):
+        return True
+    if isinstance(node, Apply):
+        return any(contains_reduce(a) for a in node.args)
+    return isinstance(node, Masked) and contains_reduce(node.child)
+
+
+def move(node: Node, imap: IndexMap, shape: tuple[int, ...]) -> Node | None:
+    """The node seen through a movement; None where a reduction cannot follow it."""
+    by = imap.exprs
+    if imap.valid and contains_reduce(node):
+        return None  # a pending reduction's reads could not be guarded: compute it first
+    if isinstance(node, Const):
+        moved: Node = Const(shape, node.element, node.value)
+    elif isinstance(node, Read):
+        moved = Read(shape, node.element, node.buffer,
+                     tuple(simplify(substitute(e, by), shape) for e in node.exprs),
+                     tuple(simplify_constraint(substitute_constraint(c, by), shape)
+                           for c in node.valid), node.pad)
+        if imap.valid and node.valid and node.pad != imap.pad:
+            return Masked(shape, node.element, _guard(moved, imap.valid), imap.valid, imap.pad)
+        if imap.valid:
+            return Read(shape, node.element, moved.buffer, moved.exprs,  # type: ignore[attr-defined]
+                        moved.valid + imap.valid, imap.pad)  # type: ignore[attr-defined]
+        return moved
+    elif isinstance(node, Apply):
+        args = [move(a, IndexMap(by), shape) for a in node.args]
+        if any(a is None for a in args):
+            return None
+        moved = Apply(shape, node.element, node.op, tuple(args))  # type: ignore[arg-type]
+    elif isinstance(node, Masked):
+        child = move(node.child, IndexMap(by), shape)
+        if child is None:
+            return None
+        moved = Masked(shape, node.element, child,
+                       tuple(substitute_constraint(c, by) for c in node.valid), node.pad)
+    else:
+        assert isinstance(node, Reduce)
+        if imap.valid:
+            return None
+        moved = Reduce(shape, node.element, node.kind, node.child, node.axes,
+                       tuple(substitute(e, by) for e in node.index))
+    if imap.valid:
+        return Masked(shape, moved.element, _guard(moved, imap.valid), imap.valid, imap.pad)
+    return moved
+
+
+def _guard(node: Node, valid: Constraints) -> Node:
+    """Add `valid` to every read below `node`, so masked-out points read nothing."""
+    if isinstance(node, Read):
+        return Read(node.shape, node.element, node.buffer, node.exprs, node.valid + valid,
+                    node.pad)
+    if isinstance(node, Apply):
+        return Apply(node.shape, node.element, node.op, tuple(_guard(a, valid) for a in node.args))
+    if isinstance(node, Masked):
+        return Masked(node.shape, node.element, _guard(node.child, valid), node.valid, node.pad)
+    return node
+
+
+def identity_read(value: SSAValue) -> Read:
+    shape = shape_of(value)
+    return Read(shape, element_of(value), value, dims(len(shape)))
+
+
+def find_reduce(node: Node) -> Reduce | None:
+    if isinstance(node, Reduce):
+        return node
+    if isinstance(node, Apply):
+        found = [r for a in node.args if (r := find_reduce(a)) is not None]
+        return found[0] if found else None
+    if isinstance(node, Masked):
+        return find_reduce(node.child)
+    return None
+
+
+def reduce_shape(reduce: Reduce) -> tuple[int, ...]:
+    return tuple(1 if i in reduce.axes else s for i, s in enumerate(reduce.child.shape))
+
+
+def replace_reduce(node: Node, reduce: Reduce, buffer: SSAValue) -> Node:
+    if node is reduce:
+        return Read(node.shape, node.element, buffer, reduce.index)
+    if isinstance(node, Apply):
+        return Apply(node.shape, node.element, node.op,
+                     tuple(replace_reduce(a, reduce, buffer) for a in node.args))
+    if isinstance(node, Masked):
+        return Masked(node.shape, node.element, replace_reduce(node.child, reduce, buffer),
+                      node.valid, node.pad)
+    return node
+
+
+def epilogue_dims(node: Node, reduce: Reduce, space: Sequence[int]) -> list[AffineExpr] | None:
+    """For each dim of `node`'s space, the iteration dim it stands for (0 on a unit
+    axis), when the reduction is seen through a relabeling of its parallel axes;
+    None when it is not (a broadcast or a pad of it), and it must be computed first."""
+    if isinstance(node, Masked) and contains_reduce(node):
+        return None
+    kept = reduce_shape(reduce)
+    out: list[AffineExpr | None] = [None] * len(node.shape)
+    for axis, (expr, size) in enumerate(zip(reduce.index, kept, strict=True)):
+        if size == 1:
+            continue  # any in-range index of a unit axis is 0
+        if not isinstance(expr, AffineDimExpr) or node.shape[expr.position] != size:
+            return None
+        if out[expr.position] is not None:
+            return None
+        out[expr.position] = AffineExpr.dimension(axis)
+    for position, size in enumerate(node.shape):
+        if out[position] is None:
+            if size != 1:
+                return None
+            out[position] = const(0)
+    return out  # type: ignore[return-value]

@@ -1,0 +1,273 @@
+"""convert-to-llvm: loop-level kernel functions into `llvm.func`s on bare pointers.
+
+The input is what `lower-kernels-to-loops` makes: `func.func`s marked
+`irtensor.kernel` whose bodies use scf, arith, math, memref (static, row-major)
+and func. The output is a module of `llvm.func`s (and the `malloc`/`free`
+declarations they need) that `xdsl.backend.llvm.convert.convert_module` turns
+into LLVM IR for the JIT (`irtensor.passes.llvm.jit`).
+
+The steps, each reusing xDSL where it can:
+
+1. `kernels-only=true` (the default) erases the functions that are not kernels
+   (the host function that allocates and calls them): the runtime compiles one
+   kernel per LLVM module. `kernels-only=false` lowers every function, calls too.
+2. xDSL's `convert-scf-to-cf` turns loops and ifs into blocks and branches.
+3. `FuncToLLVMFunc` turns each `func.func` into an `llvm.func` whose memref
+   arguments are `!llvm.ptr` and index arguments i64 (block arguments of every
+   block are converted too, with casts back to the old types for their users).
+   The function keeps its argument types as `irtensor.arg_types`, and the
+   arguments it may write as `irtensor.written_args`, for the JIT's checks.
+4. The op patterns (`llvm_patterns_arith`, `_math`, `_memref`, and the cf/func
+   ones here) rewrite every op, casting operands and results with
+   `builtin.unrealized_conversion_cast` where types change.
+5. xDSL's `reconcile-unrealized-casts` removes the cast pairs; anything that is
+   not an llvm op by then is reported by name.
+
+Fast-math flags are off unless the arith op carries them; `fast-math=true` adds
+`contract` to float arithmetic. `noalias=true` marks pointer arguments `noalias`
+(only right when no two buffers of a call overlap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import cf, func, llvm, memref
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+    UnrealizedConversionCastOp,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
+from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
+
+from irtensor.passes.llvm.lowering import (
+    ARG_TYPES_ATTR,
+    KERNEL_ATTR,
+    WRITTEN_ATTR,
+    Emitter,
+    LLVMLoweringError,
+    llvm_type,
+)
+from irtensor.passes.llvm.patterns_arith import arith_patterns
+from irtensor.passes.llvm.patterns_math import math_patterns
+from irtensor.passes.llvm.patterns_memref import AllocPlan, heap_declarations, memref_patterns
+from irtensor.passes.registry import register_pass
+
+# --------------------------------------------------------------------------- functions
+
+
+def written_arguments(function: func.FuncOp) -> list[int]:
+    """Indices of the memref arguments used by anything but memref.load."""
+    if not function.body.blocks:
+        return []
+    return [
+        i for i, arg in enumerate(function.body.blocks[0].args)
+        if isinstance(arg.type, MemRefType)
+        and any(not isinstance(use.operation, memref.LoadOp) for use in arg.uses)
+    ]
+
+
+def convert_block_arguments(block: Block, rewriter: PatternRewriter) -> None:
+    """Give each argument its lowered type; its users get a cast back to the old one."""
+    for arg in list(block.args):
+        target = llvm_type(arg.type)
+        if target == arg.type:
+            continue
+        old_type = arg.type
+        new = rewriter.replace_value_with_new_type(arg, target)
+        if not new.uses:
+            continue
+        cast = UnrealizedConversionCastOp.get([new], [old_type])
+        rewriter.insert(cast, InsertPoint.at_start(block))
+        rewriter.replace_uses_with_if(new, cast.results[0],
+                                      lambda use, c=cast: use.operation is not c)
+
+
+def _argument_attributes(inputs: list[Attribute]) -> ArrayAttr[DictionaryAttr]:
+    return ArrayAttr([
+        DictionaryAttr({"llvm.noalias": UnitAttr()} if isinstance(t, llvm.LLVMPointerType)
+                       else {})
+        for t in inputs
+    ])
+
+
+@dataclass
+class FuncToLLVMFunc(RewritePattern):
+    """func.func -> llvm.func: memrefs become !llvm.ptr, index i64; the original argument
+    types and the written arguments are kept as attributes for the JIT."""
+
+    noalias: bool = False
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        name = op.sym_name.data
+        outputs = op.function_type.outputs.data
+        if len(outputs) > 1:
+            raise LLVMLoweringError(f"convert-to-llvm: @{name} returns {len(outputs)} values; "
+                                    "an llvm.func returns at most one")
+        originals = list(op.function_type.inputs.data)
+        inputs = [llvm_type(t) for t in originals]
+        output = llvm_type(outputs[0]) if outputs else llvm.LLVMVoidType()
+        attributes: dict[str, Attribute] = {
+            ARG_TYPES_ATTR: ArrayAttr(originals),
+            WRITTEN_ATTR: DenseArrayBase.from_list(i64, written_arguments(op)),
+        }
+        if KERNEL_ATTR in op.attributes:
+            attributes[KERNEL_ATTR] = UnitAttr()
+        for block in op.body.blocks:
+            convert_block_arguments(block, rewriter)
+        properties = {"arg_attrs": _argument_attributes(inputs)} if self.noalias else None
+        new = llvm.FuncOp(
+            name, llvm.LLVMFunctionType(inputs, output), linkage=llvm.LinkageAttr("external"),
+            body=rewriter.move_region_contents_to_new_regions(op.body),
+            other_props=properties, extra_attrs=attributes,
+        )
+        rewriter.replace(op, new)
+
+
+# --------------------------------------------------------------------------- cf and func
+
+
+class BranchToLLVM(RewritePattern):
+    """cf.br -> llvm.br (block arguments become phi nodes in LLVM IR)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter) -> None:
+        e = Emitter(rewriter, op)
+        e.insert(llvm.BrOp(op.successor, *e.values(op.arguments)))
+        rewriter.erase(op)
+
+
+class CondBranchToLLVM(RewritePattern):
+    """cf.cond_br -> llvm.cond_br."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cf.ConditionalBranchOp, rewriter: PatternRewriter) -> None:
+        e = Emitter(rewriter, op)
+        e.insert(llvm.CondBrOp(e.value(op.cond), op.then_block, e.values(op.then_arguments),
+                               op.else_block, e.values(op.else_arguments)))
+        rewriter.erase(op)
+
+
+class ReturnToLLVM(RewritePattern):
+    """func.return -> llvm.return."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
+        e = Emitter(rewriter, op)
+        values = e.values(op.arguments)
+        e.insert(llvm.ReturnOp(values[0] if values else None))
+        rewriter.erase(op)
+
+
+class CallToLLVM(RewritePattern):
+    """func.call -> llvm.call (memref arguments passed as pointers)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:
+        if len(op.results) > 1:
+            raise LLVMLoweringError(f"convert-to-llvm: a call of {op.callee} returns "
+                                    f"{len(op.results)} values")
+        e = Emitter(rewriter, op)
+        result = llvm_type(op.results[0].type) if op.results else None
+        call = e.insert(llvm.CallOp(op.callee, *e.values(op.arguments), return_type=result))
+        if op.results:
+            e.finish(call.results[0])
+        else:
+            rewriter.erase(op)
+
+
+# --------------------------------------------------------------------------- the pass
+
+
+def _where(op: Operation) -> str:
+    location = getattr(op, "location", None)
+    text = str(location) if location is not None else ""
+    return f" at {text.removeprefix('loc(').removesuffix(')')}" if "unknown" not in text else ""
+
+
+def check_llvm_only(module: ModuleOp) -> None:
+    """Raise for the first op that is not in the llvm dialect (one the lowering lacks)."""
+    for op in module.walk():
+        if op is module or op.name.startswith("llvm."):
+            continue
+        parent = op
+        while not isinstance(parent.parent_op(), ModuleOp | None):
+            parent = parent.parent_op()  # type: ignore[assignment]
+        inside = getattr(parent, "sym_name", None)
+        where = f" in @{inside.data}" if inside is not None and parent is not op else ""
+        raise LLVMLoweringError(f"convert-to-llvm: cannot lower '{op.name}'{where}{_where(op)}")
+
+
+def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: bool = False,
+                    alloca_limit: int = 32768, noalias: bool = False) -> None:
+    """Lower `module` in place (see the module docstring for the steps)."""
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    for function in functions:
+        if kernels_only and KERNEL_ATTR not in function.attributes:
+            module.body.block.erase_op(function)
+    ConvertScfToCf().apply(Context(), module)
+    plan = AllocPlan.of(list(module.walk()), alloca_limit)
+    PatternRewriteWalker(FuncToLLVMFunc(noalias), apply_recursively=False).rewrite_module(module)
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
+    first = module.body.block.first_op
+    if plan.uses_heap:
+        for declaration in heap_declarations():
+            if declaration.sym_name.data not in taken:
+                if first is None:
+                    module.body.block.add_op(declaration)
+                else:
+                    module.body.block.insert_op_before(declaration, first)
+    patterns: list[RewritePattern] = [
+        *arith_patterns(fast_math), *math_patterns(), *memref_patterns(plan),
+        BranchToLLVM(), CondBranchToLLVM(), ReturnToLLVM(), CallToLLVM(),
+    ]
+    PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(module)
+    reconcile_unrealized_casts(module, warn_on_failure=False)
+    check_llvm_only(module)
+
+
+@register_pass
+@dataclass(frozen=True)
+class ConvertToLLVMPass(ModulePass):
+    """convert-to-llvm: kernel loop functions into llvm.func on bare pointers, for the JIT.
+
+    scf/cf/arith/math/memref/func ops become llvm dialect ops, ready for LLVM IR export.
+
+    `kernels-only=false` also lowers the functions not marked `irtensor.kernel`
+    (by default they are erased); `fast-math=true` adds `contract` to float
+    arithmetic; `alloca-limit` is the largest local buffer, in bytes, put on the
+    stack; `noalias=true` marks pointer arguments noalias.
+    """
+
+    name = "convert-to-llvm"
+    kernels_only: bool = True
+    fast_math: bool = False
+    alloca_limit: int = 32768
+    noalias: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_to_llvm(op, kernels_only=self.kernels_only, fast_math=self.fast_math,
+                        alloca_limit=self.alloca_limit, noalias=self.noalias)
+
+
+__all__ = ["ConvertToLLVMPass", "LLVMLoweringError", "convert_to_llvm"]
+
+

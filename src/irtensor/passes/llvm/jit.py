@@ -1,0 +1,486 @@
+"""The LLVM JIT: llvm-dialect modules -> LLVM IR -> host machine code -> ctypes calls.
+
+    jit = compile_module(module)             # loop-level or llvm-dialect xDSL module
+    add = jit.function("add_0")              # or LLVM IR text: compile_module(text)
+    add(x, y, out, 0, 16)                    # numpy arrays, then start and stop
+
+`compile_module` lowers a loop-level module with `convert-to-llvm` (a copy; the
+argument is not changed), exports it with xDSL's `convert_module`, and compiles
+it for the host CPU: its real name and feature string (AVX-512 where present,
+preferring 512-bit vectors), LLVM's O3 pipeline with loop and SLP vectorization,
+then MCJIT. Each kernel keeps its signature from the IR (`irtensor.arg_types`),
+so a call checks every array's dtype, shape, contiguity, alignment and (for
+buffers the kernel writes) writability, and raises TypeError or ValueError
+naming the argument instead of crashing. The call itself goes through ctypes,
+which releases the GIL, so kernels on disjoint [start, stop) ranges can run in
+threads.
+
+`llvm_ir(module)` is the LLVM IR text, `assembly(jit)` the machine assembly,
+`target_description()` the host target for cache keys; `jit.object_code()` and
+`load_object()` let a cache skip compiling in a later process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import re
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute
+
+from irtensor.passes.llvm.lowering import ARG_TYPES_ATTR, KERNEL_ATTR, WRITTEN_ATTR
+
+if TYPE_CHECKING:
+    pass
+
+_LOCK = threading.Lock()
+
+# --------------------------------------------------------------------------- the target
+
+
+@functools.cache
+def _binding() -> Any:
+    """llvmlite.binding, with the native target initialised (once)."""
+    import llvmlite.binding as binding
+
+    binding.initialize_native_target()
+    binding.initialize_native_asmprinter()
+    _expose_libc(binding)
+    return binding
+
+
+def _expose_libc(binding: Any) -> None:
+    """Kernels call malloc, calloc and free for large accumulators: give MCJIT libc's."""
+    if all(binding.address_of_symbol(name) for name in ("malloc", "calloc", "free")):
+        return
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
+    for name in ("malloc", "calloc", "free"):
+        address = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
+        if address:
+            binding.add_symbol(name, address)
+
+
+@dataclass(frozen=True)
+class HostTarget:
+    """The CPU code is compiled for: LLVM's triple, CPU name and feature string."""
+
+    triple: str
+    cpu: str
+    features: str
+    llvm_version: str
+
+    def has(self, feature: str) -> bool:
+        return f"+{feature}" in self.features.split(",")
+
+    def features_for(self, vector_width: int | None) -> str:
+        """The feature string, steering LLVM's preferred vector width (x86): 512 turns
+        off `prefer-256-bit` (Intel's AVX-512 CPUs have it on), 256 turns it on."""
+        if vector_width is None or not self.triple.startswith(("x86_64", "i686")):
+            return self.features
+        return f"{self.features},{'-' if vector_width >= 512 else '+'}prefer-256-bit"
+
+    def default_vector_width(self) -> int | None:
+        return 512 if self.has("avx512f") else None
+
+
+@functools.cache
+def host_target() -> HostTarget:
+    b = _binding()
+    version = ".".join(str(v) for v in b.llvm_version_info)
+    return HostTarget(b.get_process_triple(), b.get_host_cpu_name(),
+                      b.get_host_cpu_features().flatten(), version)
+
+
+def target_description() -> str:
+    """Everything about the target that changes generated code (for cache keys)."""
+    t = host_target()
+    return (f"triple={t.triple} cpu={t.cpu} features={t.features} "
+            f"vector-width={t.default_vector_width()} llvm={t.llvm_version}")
+
+
+def _target_machine(opt_level: int, vector_width: int | None, jit: bool) -> Any:
+    t = host_target()
+    target = _binding().Target.from_triple(t.triple)
+    return target.create_target_machine(cpu=t.cpu, features=t.features_for(vector_width),
+                                        opt=opt_level, jit=jit)
+
+
+# --------------------------------------------------------------------------- signatures
+
+_SCALARS: dict[str, tuple[np.dtype, Any]] = {
+    "i1": (np.dtype(np.bool_), ctypes.c_bool),
+    "i8": (np.dtype(np.int8), ctypes.c_int8),
+    "i16": (np.dtype(np.int16), ctypes.c_int16),
+    "i32": (np.dtype(np.int32), ctypes.c_int32),
+    "i64": (np.dtype(np.int64), ctypes.c_int64),
+    "index": (np.dtype(np.int64), ctypes.c_int64),
+    "f32": (np.dtype(np.float32), ctypes.c_float),
+    "float": (np.dtype(np.float32), ctypes.c_float),
+    "f64": (np.dtype(np.float64), ctypes.c_double),
+    "double": (np.dtype(np.float64), ctypes.c_double),
+}
+
+
+def _element_dtype(t: Attribute) -> np.dtype:
+    from irtensor import dtypes
+
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, IntegerType) and t.width.data in (8, 16):
+        return np.dtype(f"int{t.width.data}")
+    return dtypes.to_numpy(t)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One argument of a compiled function: a buffer (numpy array) or a scalar.
+
+    `dtype`/`shape` are None where the IR does not say (LLVM IR text has only
+    `ptr`); `written` marks buffers the function may store into.
+    """
+
+    name: str
+    type: str
+    buffer: bool
+    dtype: np.dtype | None = None
+    shape: tuple[int, ...] | None = None
+    written: bool = False
+
+    @property
+    def ctype(self) -> Any:
+        if self.buffer:
+            return ctypes.c_void_p
+        if self.type == "bf16":  # a bf16 scalar is passed as the f32 holding it
+            return ctypes.c_float
+        if self.type not in _SCALARS:
+            raise TypeError(f"argument {self.name}: scalars of type {self.type} cannot be "
+                            "passed through ctypes")
+        return _SCALARS[self.type][1]
+
+    def describe(self) -> str:
+        if not self.buffer:
+            return f"{self.name}: {self.type}"
+        shape = "?" if self.shape is None else "x".join(map(str, self.shape)) or "()"
+        return f"{self.name}: {shape} {self.dtype or 'array'}"
+
+    def convert(self, value: object, where: str) -> Any:
+        """The ctypes value of `value`, or TypeError/ValueError naming the argument."""
+        if self.buffer:
+            return self._pointer(value, where)
+        if self.type == "i1":
+            if not isinstance(value, bool | np.bool_):
+                raise TypeError(f"{where}: expected a bool, got {type(value).__name__}")
+            return bool(value)
+        if self.type in ("f32", "f64", "bf16"):
+            if not isinstance(value, int | float | np.integer | np.floating) or isinstance(
+                    value, bool | np.bool_):
+                raise TypeError(f"{where}: expected a float, got {type(value).__name__}")
+            if self.type == "bf16":
+                import ml_dtypes
+
+                return float(np.float32(value).astype(ml_dtypes.bfloat16))
+            return float(value)
+        if not isinstance(value, int | np.integer) or isinstance(value, bool | np.bool_):
+            raise TypeError(f"{where}: expected an integer, got {type(value).__name__}")
+        info = np.iinfo(_SCALARS[self.type][0])
+        if not info.min <= int(value) <= info.max:
+            raise ValueError(f"{where}: {value} does not fit in {self.type}")
+        return int(value)
+
+    def _pointer(self, value: object, where: str) -> int:
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f"{where}: expected a numpy array, got {type(value).__name__}")
+        if self.dtype is not None and value.dtype != self.dtype:
+            raise TypeError(f"{where}: expected dtype {self.dtype}, got {value.dtype}")
+        if self.shape is not None and value.shape != self.shape:
+            raise ValueError(f"{where}: expected shape {self.shape}, got {value.shape}")
+        flags = value.flags
+        if not flags.c_contiguous:
+            raise ValueError(f"{where}: the array is not C-contiguous "
+                             "(np.ascontiguousarray makes a contiguous copy)")
+        if not flags.aligned:
+            raise ValueError(f"{where}: the array is not aligned to its element size")
+        if self.written and not flags.writeable:
+            raise ValueError(f"{where}: the function writes this array, which is read-only")
+        return value.ctypes.data
+
+
+def _parameter(t: Attribute, name: str, written: bool) -> Parameter:
+    if isinstance(t, MemRefType):
+        shape = tuple(t.get_shape())
+        return Parameter(name, str(t), True, _element_dtype(t.element_type), shape, written)
+    if isinstance(t, llvm.LLVMPointerType):
+        return Parameter(name, "ptr", True, written=True)
+    return Parameter(name, str(t), False)
+
+
+def signature_of(function: llvm.FuncOp) -> tuple[Parameter, ...]:
+    """The parameters of a lowered function, from the types `convert-to-llvm` kept."""
+    kept = function.attributes.get(ARG_TYPES_ATTR)
+    types = list(kept.data) if isinstance(kept, ArrayAttr) else list(
+        function.function_type.inputs.data)
+    written_attr = function.attributes.get(WRITTEN_ATTR)
+    written = (set(written_attr.get_values()) if isinstance(written_attr, DenseArrayBase)
+               else set(range(len(types))))
+    args = function.body.blocks[0].args if function.body.blocks else ()
+    names = [f"%{a.name_hint}" if a.name_hint else f"#{i}" for i, a in enumerate(args)]
+    names += [f"#{i}" for i in range(len(names), len(types))]
+    return tuple(_parameter(t, names[i], i in written) for i, t in enumerate(types))
+
+
+def _result_type(output: Attribute) -> str | None:
+    if isinstance(output, llvm.LLVMVoidType):
+        return None
+    if isinstance(output, llvm.LLVMPointerType):
+        return "ptr"
+    return str(output)
+
+
+def _signature_from_ir(fn: Any) -> tuple[tuple[Parameter, ...], str | None]:
+    """Parameters of a function of LLVM IR text (pointers: any contiguous array)."""
+    elements = [str(t) for t in fn.global_value_type.elements]
+    params = tuple(
+        Parameter(f"#{i}", t, True, written=True) if t == "ptr"
+        else Parameter(f"#{i}", {"i64": "i64", "float": "f32", "double": "f64"}.get(t, t), False)
+        for i, t in enumerate(elements[1:])
+    )
+    result = {"void": None, "float": "f32", "double": "f64"}.get(elements[0], elements[0])
+    return params, result
+
+
+# --------------------------------------------------------------------------- functions
+
+
+class KernelFunction:
+    """A compiled function, called with numpy arrays and Python scalars.
+
+    `fn(*arrays, start, stop)` checks every argument against the signature;
+    `fn.raw` is the bare ctypes function (pointers and ints, no checks).
+    """
+
+    def __init__(self, owner: JitModule, name: str, params: tuple[Parameter, ...],
+                 result: str | None, address: int):
+        self.owner, self.name, self.params, self.result = owner, name, params, result
+        self.address = address
+        restype = None if result is None else (
+            ctypes.c_void_p if result == "ptr" else Parameter("result", result, False).ctype)
+        self.raw = ctypes.CFUNCTYPE(restype, *(p.ctype for p in params))(address)
+        self._where = [f"@{name} argument {i} ({p.name})" for i, p in enumerate(params)]
+
+    def __repr__(self) -> str:
+        args = ", ".join(p.describe() for p in self.params)
+        return f"<KernelFunction @{self.name}({args}) -> {self.result or 'void'}>"
+
+    def __call__(self, *args: object) -> Any:
+        if len(args) != len(self.params):
+            names = ", ".join(p.describe() for p in self.params)
+            raise TypeError(f"@{self.name} takes {len(self.params)} arguments ({names}), "
+                            f"got {len(args)}")
+        return self.raw(*[p.convert(a, where) for p, a, where in
+                          zip(self.params, args, self._where, strict=True)])
+
+
+@dataclass
+class JitModule:
+    """Machine code for one LLVM module, held alive with its execution engine."""
+
+    engine: Any
+    llvm_ir: str
+    optimized_ir: str
+    signatures: dict[str, tuple[tuple[Parameter, ...], str | None]]
+    opt_level: int = 3
+    vector_width: int | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    _object: bytes | None = None
+    _functions: dict[str, KernelFunction] = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self.signatures)
+
+    def function(self, name: str) -> KernelFunction:
+        """The function @name, ready to call; KeyError names the ones there are."""
+        if name not in self._functions:
+            if name not in self.signatures:
+                have = ", ".join(f"@{n}" for n in self.names) or "none"
+                raise KeyError(f"no function @{name} in the compiled module (it has {have})")
+            params, result = self.signatures[name]
+            address = self.engine.get_function_address(name)
+            self._functions[name] = KernelFunction(self, name, params, result, address)
+        return self._functions[name]
+
+    def assembly(self) -> str:
+        """The host machine assembly of the optimised module."""
+        with _LOCK:
+            tm = _target_machine(self.opt_level, self.vector_width, jit=False)
+            return tm.emit_assembly(_binding().parse_assembly(self.optimized_ir))
+
+    def object_code(self) -> bytes | None:
+        """The relocatable object MCJIT loaded (for `load_object`); None if none was seen."""
+        return self._object
+
+
+# --------------------------------------------------------------------------- compiling
+
+
+def _clone_lowered(module: ModuleOp, kernels_only: bool | None) -> ModuleOp:
+    """A copy of `module` in the llvm dialect (lowered with convert-to-llvm if needed)."""
+    from irtensor.passes.llvm.convert_to_llvm import convert_to_llvm
+
+    copy = module.clone()
+    functions = [op for op in copy.ops if isinstance(op, func.FuncOp)]
+    if functions:
+        if kernels_only is None:
+            kernels_only = any(KERNEL_ATTR in f.attributes for f in functions)
+        convert_to_llvm(copy, kernels_only=kernels_only)
+    return copy
+
+
+def _export(module: ModuleOp) -> str:
+    from xdsl.backend.llvm.convert import convert_module
+
+    return str(convert_module(module, fallback_target_triple=host_target().triple))
+
+
+def llvm_ir(module: ModuleOp | str, kernels_only: bool | None = None) -> str:
+    """The LLVM IR text of a module (loop-level or llvm dialect) before optimisation."""
+    if isinstance(module, str):
+        return module
+    return _export(_clone_lowered(module, kernels_only))
+
+
+def assembly(jit: JitModule) -> str:
+    return jit.assembly()
+
+
+def _signatures(module: ModuleOp) -> dict[str, tuple[tuple[Parameter, ...], str | None]]:
+    return {
+        op.sym_name.data: (signature_of(op), _result_type(op.function_type.output))
+        for op in module.ops if isinstance(op, llvm.FuncOp) and op.body.blocks
+    }
+
+
+def _optimize(ref: Any, tm: Any, opt_level: int) -> None:
+    b = _binding()
+    tuning = b.PipelineTuningOptions(speed_level=opt_level)
+    tuning.loop_vectorization = opt_level >= 2
+    tuning.slp_vectorization = opt_level >= 2
+    builder = b.PassBuilder(tm, tuning)
+    builder.getModulePassManager().run(ref, builder)
+
+
+def _check_symbols(ref: Any) -> None:
+    """Every external function must resolve in this process (MCJIT would call address 0)."""
+    b = _binding()
+    for fn in ref.functions:
+        name = fn.name
+        if fn.is_declaration and not name.startswith("llvm.") and not b.address_of_symbol(name):
+            raise RuntimeError(f"the module calls @{fn.name}, which this process lacks")
+
+
+def _check_half(text: str) -> None:
+    t = host_target()
+    if t.triple.startswith("x86_64") and re.search(r"\bhalf\b", text) and not t.has("f16c"):
+        raise NotImplementedError("f16 kernels need a CPU with F16C (LLVM would call "
+                                  "compiler-rt's half conversions, which the JIT lacks)")
+
+
+def compile_module(module: ModuleOp | str, *, opt_level: int = 3,
+                   vector_width: int | None = -1, kernels_only: bool | None = None,
+                   ) -> JitModule:
+    """Compile a module for the host CPU and JIT it.
+
+    `module` is an xDSL module (loop level, lowered here on a copy, or llvm
+    dialect) or LLVM IR text. `vector_width` steers the preferred SIMD width
+    (-1: 512 where AVX-512 exists; None: the CPU model's own preference).
+    `kernels_only` (default: when the module has kernels) drops other functions.
+    """
+    start = time.perf_counter()
+    if isinstance(module, str):
+        text, signatures = module, {}
+    else:
+        lowered = _clone_lowered(module, kernels_only)
+        text, signatures = _export(lowered), _signatures(lowered)
+    lowered_at = time.perf_counter()
+    if vector_width == -1:
+        vector_width = host_target().default_vector_width()
+    _check_half(text)
+    with _LOCK:  # llvmlite's module parsing and pass managers share LLVM's global context
+        jit = _compile_text(text, signatures, opt_level, vector_width)
+    jit.timings["lower"] = lowered_at - start
+    jit.timings["total"] = time.perf_counter() - start
+    return jit
+
+
+def _compile_text(text: str, signatures: dict[str, Any], opt_level: int,
+                  vector_width: int | None) -> JitModule:
+    b = _binding()
+    t0 = time.perf_counter()
+    tm = _target_machine(opt_level, vector_width, jit=True)
+    ref = b.parse_assembly(text)
+    ref.triple, ref.data_layout = tm.triple, str(tm.target_data)
+    ref.verify()
+    for fn in ref.functions:
+        if not fn.is_declaration and fn.name not in signatures:
+            signatures[fn.name] = _signature_from_ir(fn)
+    _optimize(ref, tm, opt_level)
+    _check_symbols(ref)
+    optimized = str(ref)
+    t1 = time.perf_counter()
+    objects: list[bytes] = []
+    engine = b.create_mcjit_compiler(ref, tm)
+    engine.set_object_cache(lambda _module, data: objects.append(bytes(data)), None)
+    engine.finalize_object()
+    t2 = time.perf_counter()
+    jit = JitModule(engine, text, optimized, signatures, opt_level, vector_width,
+                    _object=objects[0] if objects else None)
+    jit.timings.update(optimize=t1 - t0, codegen=t2 - t1)
+    return jit
+
+
+def load_object(data: bytes, signatures: Mapping[str, Any], *, llvm_ir_text: str = "",
+                optimized_ir: str = "") -> JitModule:
+    """A JitModule from an object `JitModule.object_code()` made, compiling nothing.
+
+    `signatures` is `JitModule.signatures` of the module that made it (it pickles).
+    """
+    b = _binding()
+    with _LOCK:
+        tm = _target_machine(3, None, jit=True)
+        empty = b.parse_assembly("")
+        empty.triple = tm.triple
+        engine = b.create_mcjit_compiler(empty, tm)
+        engine.add_object_file(b.ObjectFileRef.from_data(data))
+        engine.finalize_object()
+    return JitModule(engine, llvm_ir_text, optimized_ir, dict(signatures), _object=data)
+
+
+__all__ = [
+    "HostTarget",
+    "JitModule",
+    "KernelFunction",
+    "Parameter",
+    "assembly",
+    "compile_module",
+    "host_target",
+    "llvm_ir",
+    "load_object",
+    "signature_of",
+    "target_description",
+]

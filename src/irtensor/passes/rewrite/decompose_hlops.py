@@ -1,0 +1,398 @@
+"""decompose-hlops: every `hl` op but conv2d and the pools, written in `ll` ops.
+
+The definitions below are the point of the design: each HLOP is a short
+composition of the few `ll` op types, in tinygrad's style (`sub = add(a, neg b)`).
+They keep numpy's meaning (the reference interpreter's), NaN, inf, signed zero
+and integer wrap-around included, except where docs/passes/decompose-hlops.md
+says otherwise (rounding of exp/log/..., and a / b for |b| outside 2**+-126 in
+f32, since a / b = a * (1 / b)).
+
+Elementwise definitions take operands already broadcast to the result shape.
+Composite float definitions marked `@in_f32` compute f16 and bf16 in f32 and
+round once, as numpy's half-precision loops do; f32 and f64 compute in place.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from irtensor import dtypes, shapes
+from irtensor.dialects import hl
+from irtensor.dialects._base import element_of, ints, shape_of
+from irtensor.passes.registry import register_pass
+from irtensor.passes.rewrite.ll_builder import LLBuilder
+
+B = LLBuilder
+V = SSAValue
+LOG2_E = math.log2(math.e)
+LN_2 = math.log(2.0)
+EXACT_INT_BOUND = 2.0**53  # every float at least this large is an even integer
+
+
+def is_float(x: V) -> bool:
+    return dtypes.is_float(element_of(x))
+
+
+def in_f32(define: Callable[..., V]) -> Callable[..., V]:
+    """Run `define` on f16/bf16 operands in f32 and round the result once."""
+
+    @functools.wraps(define)
+    def wrapped(b: B, *xs: V) -> V:
+        element = element_of(xs[0])
+        if element not in (f16, bf16):
+            return define(b, *xs)
+        return b.cast(define(b, *(b.cast(x, f32) for x in xs)), element)
+
+    return wrapped
+
+
+# --------------------------------------------------------------------------- arithmetic
+
+
+def sub(b: B, x: V, y: V) -> V:
+    return b.add(x, b.neg(y))
+
+
+@in_f32
+def div(b: B, x: V, y: V) -> V:
+    return b.mul(x, b.reciprocal(y))
+
+
+def minimum(b: B, x: V, y: V) -> V:
+    """Floats: -max(-x, -y) keeps NaN; ints and bool: a select (-INT_MIN overflows)."""
+    return b.neg(b.max(b.neg(x), b.neg(y))) if is_float(x) else b.where(b.cmplt(y, x), y, x)
+
+
+def relu(b: B, x: V) -> V:
+    return b.max(x, b.const(0, like=x))
+
+
+def abs_(b: B, x: V) -> V:
+    """max(x, -x); for floats + 0.0, which turns -0.0 into 0.0 as numpy's abs does."""
+    m = b.max(x, b.neg(x))
+    return b.add(m, b.const(0.0, like=m)) if is_float(x) else m
+
+
+def rsqrt(b: B, x: V) -> V:
+    return b.reciprocal(b.sqrt(x))
+
+
+# --------------------------------------------------------------------------- transcendental
+
+
+@in_f32
+def exp(b: B, x: V) -> V:
+    return b.exp2(b.mul(x, b.const(LOG2_E, like=x)))
+
+
+@in_f32
+def log(b: B, x: V) -> V:
+    return b.mul(b.log2(x), b.const(LN_2, like=x))
+
+
+@in_f32
+def sigmoid(b: B, x: V) -> V:
+    return b.reciprocal(b.add(b.const(1.0, like=x), exp(b, b.neg(x))))
+
+
+@in_f32
+def tanh(b: B, x: V) -> V:
+    """2 * sigmoid(2x) - 1 (absolute, not relative, accuracy near 0)."""
+    two = b.const(2.0, like=x)
+    return b.add(b.mul(two, sigmoid(b, b.mul(two, x))), b.const(-1.0, like=x))
+
+
+@in_f32
+def cos(b: B, x: V) -> V:
+    """1 - 2 sin(x/2)**2: its error does not grow with |x| as sin(x + pi/2)'s does."""
+    s = b.sin(b.mul(x, b.const(0.5, like=x)))
+    return sub(b, b.const(1.0, like=x), b.mul(b.const(2.0, like=x), b.mul(s, s)))
+
+
+@in_f32
+def pow_(b: B, x: V, y: V) -> V:
+    """|x|**y = exp2(y * log2|x|), then C99's pow cases as numpy has them: the sign of a
+    negative base (-0.0 and -inf too) to an odd power, NaN for a finite negative base
+    to a non-integer power, and 1 for x**0, 1**y and (-1)**(+-inf)."""
+    c = functools.partial(b.const, like=x)
+    ax, ay = abs_(b, x), abs_(b, y)
+    magnitude = b.exp2(b.mul(y, b.log2(ax)))
+    integral, odd = integer_parts(b, y, ay)
+    signed = b.where(and_(b, sign_bit(b, x), odd), b.neg(magnitude), magnitude)
+    finite_negative = and_(b, b.cmplt(x, c(0.0)), b.cmplt(c(-math.inf), x))
+    result = b.where(and_(b, finite_negative, not_(b, integral)), c(math.nan), signed)
+    unit_base = and_(b, b.cmpeq(ax, c(1.0)), b.cmpeq(ay, c(math.inf)))
+    one = or_(b, or_(b, b.cmpeq(y, c(0.0)), b.cmpeq(x, c(1.0))), unit_base)
+    return b.where(one, c(1.0), result)
+
+
+def sign_bit(b: B, x: V) -> V:
+    """x < 0, or x is -0.0 (1 / -0.0 is -inf)."""
+    zero = b.const(0.0, like=x)
+    return or_(b, b.cmplt(x, zero), b.cmplt(b.reciprocal(x), zero))
+
+
+def integer_parts(b: B, y: V, abs_y: V) -> tuple[V, V]:
+    """(y is an integer, y is an odd integer); +-inf and |y| >= 2**53 are even."""
+    small = b.cmplt(abs_y, b.const(EXACT_INT_BOUND, like=y))
+    whole = b.cast(b.where(small, y, b.const(0.0, like=y)), i64)
+    integral = or_(b, not_(b, small), b.cmpeq(b.cast(whole, element_of(y)), y))
+    # 1.5 truncates to the odd 1: only an integral y can be odd
+    odd = and_(b, integral,
+               b.cmpeq(b.mod(whole, b.const(2, like=whole)), b.const(1, like=whole)))
+    return integral, odd
+
+
+# --------------------------------------------------------------------------- logic, comparisons
+
+
+def not_(b: B, x: V) -> V:
+    return b.cmpeq(x, b.const(False, like=x))
+
+
+def and_(b: B, x: V, y: V) -> V:
+    return b.where(x, y, b.const(False, like=x))
+
+
+def or_(b: B, x: V, y: V) -> V:
+    return b.where(x, b.const(True, like=x), y)
+
+
+def xor(b: B, x: V, y: V) -> V:
+    return not_(b, b.cmpeq(x, y))
+
+
+def gt(b: B, x: V, y: V) -> V:
+    return b.cmplt(y, x)
+
+
+def le(b: B, x: V, y: V) -> V:
+    """x < y or x == y: false when either is NaN (not(y < x) would be true)."""
+    return or_(b, b.cmplt(x, y), b.cmpeq(x, y))
+
+
+def ge(b: B, x: V, y: V) -> V:
+    return or_(b, b.cmplt(y, x), b.cmpeq(x, y))
+
+
+def ne(b: B, x: V, y: V) -> V:
+    return not_(b, b.cmpeq(x, y))
+
+
+ELEMENTWISE: dict[type[Operation], Callable[..., V]] = {
+    hl.NegOp: B.neg,
+    hl.AbsOp: abs_,
+    hl.ReluOp: relu,
+    hl.ExpOp: exp,
+    hl.Exp2Op: B.exp2,
+    hl.LogOp: log,
+    hl.Log2Op: B.log2,
+    hl.SqrtOp: B.sqrt,
+    hl.RsqrtOp: rsqrt,
+    hl.ReciprocalOp: B.reciprocal,
+    hl.SinOp: B.sin,
+    hl.CosOp: cos,
+    hl.SigmoidOp: sigmoid,
+    hl.TanhOp: tanh,
+    hl.NotOp: not_,
+    hl.AddOp: B.add,
+    hl.SubOp: sub,
+    hl.MulOp: B.mul,
+    hl.DivOp: div,
+    hl.PowOp: pow_,
+    hl.MaximumOp: B.max,
+    hl.MinimumOp: minimum,
+    hl.IDivOp: B.idiv,
+    hl.ModOp: B.mod,
+    hl.AndOp: and_,
+    hl.OrOp: or_,
+    hl.XorOp: xor,
+    hl.LtOp: B.cmplt,
+    hl.LeOp: le,
+    hl.GtOp: gt,
+    hl.GeOp: ge,
+    hl.EqOp: B.cmpeq,
+    hl.NeOp: ne,
+    hl.WhereOp: B.where,
+}
+
+
+# --------------------------------------------------------------------------- reductions
+
+
+def reverse_order(b: B, x: V) -> V:
+    """An order-reversing bijection: -x (floats), ~x = -x - 1 (ints, no overflow), not x."""
+    if is_float(x):
+        return b.neg(x)
+    if dtypes.is_bool(element_of(x)):
+        return not_(b, x)
+    return b.add(b.neg(x), b.const(-1, like=x))
+
+
+def min_over(b: B, x: V, axes: tuple[int, ...], keepdim: bool) -> V:
+    """min(x) = rev(max(rev(x))): neg/max/neg for floats, so NaN still wins."""
+    return reverse_order(b, b.max_over(reverse_order(b, x), axes, keepdim))
+
+
+def mean(b: B, x: V, axes: tuple[int, ...], keepdim: bool) -> V:
+    s = b.sum(x, axes, keepdim)
+    return div(b, s, b.const(shapes.numel([shape_of(x)[a] for a in axes]), like=s))
+
+
+def var(b: B, x: V, axes: tuple[int, ...], keepdim: bool, correction: int) -> V:
+    """sum((x - mean)**2) / max(n - correction, 0), numpy's and the interpreter's order."""
+    d = sub(b, x, b.expand(mean(b, x, axes, keepdim=True), shape_of(x)))
+    s = b.sum(b.mul(d, d), axes, keepdim)
+    n = shapes.numel([shape_of(x)[a] for a in axes])
+    return div(b, s, b.const(max(n - correction, 0), like=s))
+
+
+def _reduction(define: Callable[..., V]) -> Callable[[B, Operation], V]:
+    def run(b: B, op: Operation) -> V:
+        assert isinstance(op, hl.ReductionOp)
+        extra = (op.correction.value.data,) if isinstance(op, hl.VarOp) else ()
+        return define(b, op.input, ints(op.axes), op.keepdim is not None, *extra)
+
+    return run
+
+
+# --------------------------------------------------------------------------- movement
+
+
+def slice_(b: B, op: hl.SliceOp) -> V:
+    return b.stride(b.shrink(op.input, ints(op.starts), ints(op.limits)), ints(op.steps))
+
+
+def concat(b: B, op: hl.ConcatOp) -> V:
+    """Each input padded to the full length with -inf (the type's lowest, false), then
+    max: exact for every element type (tinygrad adds zero pads, losing -0.0)."""
+    axis, total = op.axis.value.data, shape_of(op.res)[op.axis.value.data]
+    parts, start = [], 0
+    for x in op.inputs:
+        low, high = [0] * len(shape_of(x)), [0] * len(shape_of(x))
+        low[axis], high[axis] = start, total - start - shape_of(x)[axis]
+        parts.append(b.pad(x, low, high, -math.inf))
+        start += shape_of(x)[axis]
+    return functools.reduce(b.max, parts)
+
+
+# --------------------------------------------------------------------------- nn
+
+
+def matmul(b: B, op: hl.MatmulOp) -> V:
+    """numpy.matmul: a (.., n, k, 1) and b (.., 1, k, m) expanded, multiplied, summed over k."""
+    x, y = op.lhs, op.rhs
+    sx = (1, *shape_of(x)) if len(shape_of(x)) == 1 else shape_of(x)
+    sy = (*shape_of(y), 1) if len(shape_of(y)) == 1 else shape_of(y)
+    batch = shapes.broadcast(sx[:-2], sy[:-2])
+    full = (*batch, sx[-2], sx[-1], sy[-1])
+
+    def lift(v: V, shape: tuple[int, ...]) -> V:  # reshape to `shape` (1s in front), expand
+        return b.expand(b.reshape(v, (1,) * (len(full) - len(shape)) + shape), full)
+
+    product = b.mul(lift(x, (*sx, 1)), lift(y, (*sy[:-2], 1, *sy[-2:])))
+    return b.reshape(b.sum(product, (len(batch) + 1,), keepdim=True), shape_of(op.res))
+
+
+def softmax(b: B, x: V, axis: int) -> V:
+    e = exp(b, sub(b, x, b.expand(b.max_over(x, (axis,), True), shape_of(x))))
+    return div(b, e, b.expand(b.sum(e, (axis,), True), shape_of(x)))
+
+
+def log_softmax(b: B, x: V, axis: int) -> V:
+    shifted = sub(b, x, b.expand(b.max_over(x, (axis,), True), shape_of(x)))
+    return sub(b, shifted, b.expand(log(b, b.sum(exp(b, shifted), (axis,), True)), shape_of(x)))
+
+
+def normalize(b: B, x: V, axes: tuple[int, ...], eps: float) -> V:
+    """(x - mean) / sqrt(biased var + eps), statistics over `axes`."""
+    d = sub(b, x, b.expand(mean(b, x, axes, True), shape_of(x)))
+    v = var(b, x, axes, True, 0)
+    return div(b, d, b.expand(b.sqrt(b.add(v, b.const(eps, like=v))), shape_of(x)))
+
+
+def batch_norm(b: B, op: hl.BatchNormOp) -> V:
+    axes = tuple(a for a in range(len(shape_of(op.input))) if a != 1)
+    return normalize(b, op.input, axes, op.eps.value.data)
+
+
+def group_norm(b: B, op: hl.GroupNormOp) -> V:
+    shape, groups = shape_of(op.input), op.groups.value.data
+    rows = b.reshape(op.input, (shape[0], groups, shapes.numel(shape[1:]) // groups))
+    return b.reshape(normalize(b, rows, (2,), op.eps.value.data), shape)
+
+
+STRUCTURED: dict[type[Operation], Callable[[B, Operation], V]] = {
+    hl.CastOp: lambda b, op: b.cast(op.input, element_of(op.res)),
+    hl.SumOp: _reduction(B.sum),
+    hl.MaxOp: _reduction(B.max_over),
+    hl.MinOp: _reduction(min_over),
+    hl.MeanOp: _reduction(mean),
+    hl.VarOp: _reduction(var),
+    hl.ReshapeOp: lambda b, op: b.reshape(op.input, shape_of(op.res)),
+    hl.PermuteOp: lambda b, op: b.permute(op.input, ints(op.perm)),
+    hl.BroadcastToOp: lambda b, op: b.broadcast(op.input, shape_of(op.res)),
+    hl.PadOp: lambda b, op: b.pad(op.input, ints(op.low), ints(op.high), op.pad_value),
+    hl.SliceOp: slice_,
+    hl.FlipOp: lambda b, op: b.flip(op.input, ints(op.axes)),
+    hl.ConcatOp: concat,
+    hl.MatmulOp: matmul,
+    hl.SoftmaxOp: lambda b, op: softmax(b, op.input, op.axis.value.data),
+    hl.LogSoftmaxOp: lambda b, op: log_softmax(b, op.input, op.axis.value.data),
+    hl.LayerNormOp: lambda b, op: normalize(b, op.input, ints(op.axes), op.eps.value.data),
+    hl.BatchNormOp: batch_norm,
+    hl.GroupNormOp: group_norm,
+}
+
+
+# --------------------------------------------------------------------------- the pass
+
+
+class DecomposeElementwise(RewritePattern):
+    """An elementwise hl op: operands broadcast to the result shape, then its definition."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if (define := ELEMENTWISE.get(type(op))) is None:
+            return
+        b, shape = LLBuilder(rewriter, like=op), shape_of(op.results[0])
+        value = define(b, *(b.broadcast(x, shape) for x in op.operands))
+        _replace(rewriter, op, value)
+
+
+class DecomposeStructured(RewritePattern):
+    """A cast, reduction, movement or nn hl op (not conv2d or a pool): its definition."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if (define := STRUCTURED.get(type(op))) is not None:
+            _replace(rewriter, op, define(LLBuilder(rewriter, like=op), op))
+
+
+def _replace(rewriter: PatternRewriter, op: Operation, value: V) -> None:
+    assert value.type == op.results[0].type, f"{op.name}: {value.type} != {op.results[0].type}"
+    rewriter.replace(op, [], [value])
+
+
+@register_pass
+@dataclass(frozen=True)
+class DecomposeHLOps(ModulePass):
+    """decompose-hlops: rewrite every hl op but conv2d and the pools into ll ops."""
+
+    name = "decompose-hlops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = GreedyRewritePatternApplier([DecomposeElementwise(), DecomposeStructured()])
+        PatternRewriteWalker(patterns).rewrite_module(op)
