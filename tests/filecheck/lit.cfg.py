@@ -45,3 +45,16 @@ elif os.environ.get("IRTENSOR_REQUIRE_OPENCL") == "1":
 for var in ("OCL_ICD_VENDORS", "IRTENSOR_OPENCL_DEVICE", "PYOPENCL_CTX", "IRTENSOR_CACHE_DIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# `REQUIRES: mlir-opt`: tests that hand irtensor's stages to upstream MLIR (Debian's
+# mlir-19-tools: mlir-opt, mlir-translate); under IRTENSOR_REQUIRE_MLIR=1 (CI) their
+# absence is an error, not a skip. `%mlir-opt` and `%mlir-translate` name the tools.
+from irtensor.tools.upstream import upstream_mlir_tool  # noqa: E402
+
+_mlir_opt, _mlir_translate = upstream_mlir_tool("mlir-opt"), upstream_mlir_tool("mlir-translate")
+if _mlir_opt and _mlir_translate:
+    config.available_features.add("mlir-opt")
+    config.substitutions.append(("%mlir-opt", f'"{_mlir_opt}"'))
+    config.substitutions.append(("%mlir-translate", f'"{_mlir_translate}"'))
+elif os.environ.get("IRTENSOR_REQUIRE_MLIR") == "1":
+    lit_config.fatal("IRTENSOR_REQUIRE_MLIR=1 but mlir-opt/mlir-translate are not installed")
