@@ -12,8 +12,10 @@ that remained.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +28,7 @@ from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from irtensor import ir, passes
+from irtensor.passes import trace
 
 
 class PipelineError(Exception):
@@ -44,21 +47,38 @@ class Instrumentation:
     verify_each: bool = True
     timing: bool = False
     generic: bool = False
+    trace_rewrites: bool = False  # record every pattern application (report.trace)
+    pass_statistics: bool = False  # ops before/after and patterns fired, per pass
     stream: TextIO = field(default_factory=lambda: sys.stderr)
 
 
 @dataclass
 class PassRecord:
-    """What one pass did: its pipeline text, wall time, and whether the IR changed."""
+    """What one pass did: its pipeline text, wall time, whether the IR changed, and (with
+    pass statistics) its ops before and after and how often each pattern fired."""
 
     spec: str
     seconds: float
     changed: bool
+    ops_before: int = 0
+    ops_after: int = 0
+    fired: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
 class PipelineReport:
     records: list[PassRecord] = field(default_factory=list)
+    trace: trace.RewriteTrace | None = None  # with Instrumentation(trace_rewrites=True)
+
+    def statistics_table(self) -> str:
+        """MLIR's -mlir-pass-statistics, in our terms: per pass, ops and patterns."""
+        lines = ["===- pass statistics -===",
+                 f"{'ops before':>10} {'ops after':>10}  pass: patterns fired"]
+        for r in self.records:
+            fired = ", ".join(f"{name} {n}" for name, n in sorted(r.fired.items()))
+            lines.append(f"{r.ops_before:>10} {r.ops_after:>10}  {r.spec}"
+                         + (f": {fired}" if fired else ""))
+        return "\n".join(lines) + "\n"
 
     @property
     def total_seconds(self) -> float:
@@ -136,33 +156,57 @@ class Pipeline:
             for path in stale:  # a folder holds one run's stages
                 path.unlink(missing_ok=True)
             (inst.dump_dir / "00-input.mlir").write_text(text)
-        for index, pass_ in enumerate(self.passes, start=1):
-            spec = str(pass_.spec())
-            if pass_.name in inst.print_ir_before:
-                self._print(f"IR Dump Before {spec}", text)
-            start = time.perf_counter()
-            try:
-                pass_.apply(ctx, module)
-            except Exception as e:
-                self._write_reproducer(text, index)
-                raise PipelineError(f"pass '{spec}' failed: {type(e).__name__}: {e}") from e
-            seconds = time.perf_counter() - start
-            if inst.verify_each:
-                try:
-                    ir.verify(module)
-                except ir.IRError as e:
-                    self._write_reproducer(text, index)
-                    raise PipelineError(
-                        f"IR after pass '{spec}' does not verify: {e.message}"
-                    ) from None
-            after = ir.to_text(module, inst.generic)
-            changed = after != text
-            report.records.append(PassRecord(spec, seconds, changed))
-            self._show_after(pass_.name, spec, after, changed, index)
-            text = after
+        outer = trace.current()  # a trace of the caller's (irtensor.Context(trace=True))
+        recording = outer or (trace.RewriteTrace()
+                              if inst.trace_rewrites or inst.pass_statistics else None)
+        scope = trace.active(recording) if recording is not None else contextlib.nullcontext()
+        with scope:
+            for index, pass_ in enumerate(self.passes, start=1):
+                text = self._run_pass(ctx, module, pass_, index, text, report, recording)
+        report.trace = recording
         if inst.timing:
             inst.stream.write(report.timing_table())
+        if inst.pass_statistics:
+            inst.stream.write(report.statistics_table())
+        if inst.trace_rewrites and recording is not None and outer is None:
+            inst.stream.write("===- rewrite trace -===\n" + recording.text())
         return report
+
+    def _run_pass(self, ctx: Context, module: ModuleOp, pass_: ModulePass, index: int,
+                  text: str, report: PipelineReport, recording: trace.RewriteTrace | None
+                  ) -> str:
+        """Run one pass with the instrumentation around it; the IR text after it."""
+        inst = self.instrumentation
+        spec = str(pass_.spec())
+        if pass_.name in inst.print_ir_before:
+            self._print(f"IR Dump Before {spec}", text)
+        events_before = len(recording.events) if recording is not None else 0
+        if recording is not None:
+            recording.current_pass = pass_.name
+        ops_before = _count_ops(module) if inst.pass_statistics else 0
+        start = time.perf_counter()
+        try:
+            pass_.apply(ctx, module)
+        except Exception as e:
+            self._write_reproducer(text, index)
+            raise PipelineError(f"pass '{spec}' failed: {type(e).__name__}: {e}") from e
+        seconds = time.perf_counter() - start
+        if inst.verify_each:
+            try:
+                ir.verify(module)
+            except ir.IRError as e:
+                self._write_reproducer(text, index)
+                raise PipelineError(f"IR after pass '{spec}' does not verify: {e.message}"
+                                    ) from None
+        after = ir.to_text(module, inst.generic)
+        changed = after != text
+        record = PassRecord(spec, seconds, changed)
+        if inst.pass_statistics and recording is not None:
+            record.ops_before, record.ops_after = ops_before, _count_ops(module)
+            record.fired = dict(Counter(e.pattern for e in recording.events[events_before:]))
+        report.records.append(record)
+        self._show_after(pass_.name, spec, after, changed, index)
+        return after
 
     def _show_after(self, name: str, spec: str, text: str, changed: bool, index: int) -> None:
         inst = self.instrumentation
@@ -187,3 +231,7 @@ class Pipeline:
         rest = ",".join(str(p.spec()) for p in self.passes[failing_index - 1:])
         header = f"// irtensor-opt reproducer.mlir -p '{rest}'\n"
         (folder / "reproducer.mlir").write_text(header + text)
+
+
+def _count_ops(module: ModuleOp) -> int:
+    return sum(1 for _ in module.walk()) - 1  # the module itself is not counted

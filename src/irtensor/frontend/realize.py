@@ -257,6 +257,14 @@ def text(outputs: Sequence[SSAValue], stage: str) -> str:
     return ir.to_text(lower(module, stage))
 
 
+def explain(outputs: Sequence[SSAValue]) -> str:
+    """The kernels computing `outputs` and why each boundary between them exists."""
+    from irtensor.passes.kernel.explain import explain_fusion
+
+    module, _ = build_module(outputs)
+    return explain_fusion(module)
+
+
 def schedule(outputs: Sequence[SSAValue]) -> list[KernelOp]:
     """The kernels that realizing `outputs` would run, in order."""
     todo = [v for v in outputs if buffer_of(v) is None]

@@ -268,6 +268,11 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         ("hl" as recorded, "ll", "kernel"), or the OpenCL C of its kernels ("opencl")."""
         return realize.text([self._value], stage)
 
+    def explain(self) -> str:
+        """The kernels that compute this tensor and, for each, why it is a kernel of its
+        own (a reduction's input, a value with several consumers, a function result...)."""
+        return realize.explain([self._value])
+
     def schedule(self, *others: Tensor) -> list[Operation]:
         """The kernels that realizing this tensor (and `others`) would run; each prints."""
         return list(realize.schedule([t._value for t in (self, *others)]))

@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print IR after a pass only if it changed the IR")
     p.add_argument("--dump-dir", type=Path, help="write one numbered .mlir file per stage")
     p.add_argument("--timing", action="store_true", help="report wall time per pass")
+    p.add_argument("--trace-rewrites", action="store_true",
+                   help="print every pattern application (pass, pattern, op before/after)")
+    p.add_argument("--pass-statistics", action="store_true",
+                   help="print ops before/after and patterns fired per pass")
+    p.add_argument("--explain-fusion", action="store_true",
+                   help="print the kernels the input becomes and why each is a kernel")
     p.add_argument("--generic", action="store_true", help="print in MLIR's generic syntax")
     p.add_argument("--no-verify", action="store_true", help="do not verify after each pass")
     p.add_argument("--list-passes", action="store_true", help="list passes and pipelines")
@@ -99,8 +105,14 @@ def process(text: str, name: str, args: argparse.Namespace, line_offset: int = 0
         verify_each=not args.no_verify,
         timing=args.timing,
         generic=args.generic,
+        trace_rewrites=args.trace_rewrites,
+        pass_statistics=args.pass_statistics,
     )
     Pipeline(args.passes, instrumentation).run(module)
+    if args.explain_fusion:
+        from irtensor.passes.kernel.explain import explain_fusion
+
+        return explain_fusion(module, args.entry)
     if args.run:
         return run_entry(module, args)
     if args.emit == "opencl":

@@ -12,6 +12,7 @@ epilogue, so `matmul + bias + relu` is one kernel.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -45,6 +46,10 @@ from irtensor.passes.kernel.views import (
     movement_map,
 )
 from irtensor.passes.registry import register_pass
+
+# Why each kernel fuse made exists: the reason its value must be in memory (a function
+# result, a reduction's input, a value with several consumers...), kept with the kernel op.
+BOUNDARIES: weakref.WeakKeyDictionary[kernel.KernelOp, str] = weakref.WeakKeyDictionary()
 
 
 @register_pass
@@ -80,7 +85,8 @@ class Fuser:
         for op in list(block.ops):
             if isinstance(op, func.ReturnOp):
                 self.insert_before = op
-                results = [self.materialize(self.nodes[v]) for v in op.operands]
+                results = [self.materialize(self.nodes[v], "a result of the function")
+                           for v in op.operands]
                 for i, r in enumerate(results):
                     op.operands[i] = r
                 continue
@@ -93,13 +99,18 @@ class Fuser:
                 # Compute the reduction with its epilogue (matmul + bias + relu) before a
                 # view its consumers cannot iterate, then view the result.
                 source = self.nodes[op.operands[0]]
-                self.nodes[op.operands[0]] = identity_read(self.materialize(source))
+                why = (f"'{op.name}' views the reduction's result in a way its kernel cannot "
+                       "write (a broadcast or pad of it): computed first, then viewed")
+                self.nodes[op.operands[0]] = identity_read(self.materialize(source, why))
                 node = self.node_of(op)
                 assert node is not None
-            if len(list(op.results[0].uses)) > 1:  # several consumers
-                node = self.settle(node)  # a reduction is computed once
+            if (consumers := len(list(op.results[0].uses))) > 1:
+                why = f"'{op.name}' has {consumers} consumers"
+                node = self.settle(node, f"{why}: a reduction is computed once")
                 if not self.cheap(node):
-                    node = identity_read(self.materialize(node))
+                    node = identity_read(self.materialize(node, f"{why} and recomputing it "
+                                         f"costs {size_of(node)} ops (limit "
+                                         f"recompute-limit={self.recompute_limit})"))
             self.nodes[op.results[0]] = node
         for op in reversed(list(block.ops)):
             if not isinstance(op, func.ReturnOp | kernel.KernelOp) and not op.results[0].uses:
@@ -122,22 +133,22 @@ class Fuser:
         """Recomputing it in each consumer costs less than a trip through memory."""
         return not contains_reduce(node) and size_of(node) <= self.recompute_limit
 
-    def settle(self, node: Node) -> Node:
+    def settle(self, node: Node, why: str) -> Node:
         """`node` with no pending reduction: computed whole when it is a reduction with
         an epilogue it can carry, else with each reduction computed and read back."""
         reduce = find_reduce(node)
         if reduce is None:
             return node
         if epilogue_dims(node, reduce, reduce.child.shape) is not None:
-            return identity_read(self.materialize(node))
-        return self.realize_reduces(node)
+            return identity_read(self.materialize(node, why))
+        return self.realize_reduces(node, why)
 
-    def realize_reduces(self, node: Node) -> Node:
+    def realize_reduces(self, node: Node, why: str) -> Node:
         """`node` with each pending reduction computed into a buffer and read back."""
         while (reduce := find_reduce(node)) is not None:
             plain = Reduce(reduce_shape(reduce), reduce.element, reduce.kind, reduce.child,
                            reduce.axes, dims(len(reduce.child.shape)))
-            node = replace_reduce(node, reduce, self.materialize(plain))
+            node = replace_reduce(node, reduce, self.materialize(plain, why))
         return node
 
     def node_of(self, op: Operation) -> Node | None:
@@ -151,7 +162,8 @@ class Fuser:
                 if op.kind.data == "max" or not dtypes.is_float(element):
                     return source
                 return Apply(shape, element, ll.AddOp, (source, Const(shape, element, 0.0)))
-            source = self.settle(self.nodes[op.input])
+            source = self.settle(self.nodes[op.input], "the input of a reduction holds a "
+                                 "reduction of its own: one reduction per kernel")
             return Reduce(shape, element, op.kind.data, source, ints(op.axes),
                           dims(len(shape)))
         if isinstance(op, ll.MOVEMENT_OPS):
@@ -159,18 +171,21 @@ class Fuser:
         args = [self.nodes[v] for v in op.operands]
         pending = [i for i, a in enumerate(args) if contains_reduce(a)]
         for i in pending[1:]:  # one reduction per kernel: compute the others first
-            args[i] = self.settle(args[i])
+            args[i] = self.settle(args[i], f"'{op.name}' combines two reductions: one "
+                                  "reduction per kernel")
         return Apply(shape, element, type(op), tuple(args))
 
     # ------------------------------------------------------------------ kernels
 
-    def materialize(self, node: Node) -> SSAValue:
-        """A buffer holding `node` (an existing buffer when the node is one)."""
+    def materialize(self, node: Node, why: str) -> SSAValue:
+        """A buffer holding `node` (an existing buffer when the node is one); `why` says
+        why it must be in memory (what `explain` reports for its kernel)."""
         if (isinstance(node, Read) and not node.valid and node.exprs == dims(len(node.shape))
                 and shape_of(node.buffer) == node.shape):
             return node.buffer
         reduce = find_reduce(node)
         made = self.elementwise_kernel(node) if reduce is None else self.reduce_kernel(node, reduce)
+        BOUNDARIES[made] = why
         assert self.block is not None and self.insert_before is not None
         self.block.insert_op_before(made, self.insert_before)
         return made.res
@@ -194,7 +209,8 @@ class Fuser:
         if relabel is None:  # the consumer does not iterate the result: reduce alone
             plain = Reduce(reduce_shape(reduce), reduce.element, reduce.kind, reduce.child,
                            reduce.axes, dims(len(space)))
-            buffer = self.materialize(plain)
+            buffer = self.materialize(plain, "its consumer does not iterate the reduction's "
+                                      "result: the reduction alone, then its consumer")
             return self.elementwise_kernel(replace_reduce(node, reduce, buffer))
         body = BodyBuilder(rank)
         value = body.emit(reduce.child)

@@ -47,9 +47,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -57,6 +55,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 
+from irtensor.passes import trace
 from irtensor.passes.llvm.lowering import (
     ARG_TYPES_ATTR,
     KERNEL_ATTR,
@@ -225,7 +224,7 @@ def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: b
             module.body.block.erase_op(function)
     ConvertScfToCf().apply(Context(), module)
     plan = AllocPlan.of(list(module.walk()), alloca_limit)
-    PatternRewriteWalker(FuncToLLVMFunc(noalias), apply_recursively=False).rewrite_module(module)
+    trace.rewrite_module(module, FuncToLLVMFunc(noalias), apply_recursively=False)
     taken = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
     first = module.body.block.first_op
     if plan.uses_heap:
@@ -239,7 +238,7 @@ def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: b
         *arith_patterns(fast_math), *math_patterns(), *memref_patterns(plan),
         BranchToLLVM(), CondBranchToLLVM(), ReturnToLLVM(), CallToLLVM(),
     ]
-    PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(module)
+    trace.rewrite_module(module, patterns)
     reconcile_unrealized_casts(module, warn_on_failure=False)
     check_llvm_only(module)
 

@@ -20,15 +20,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from irtensor.dialects import hl
 from irtensor.dialects._base import ints, shape_of
+from irtensor.passes import trace
 from irtensor.passes.registry import register_pass
 from irtensor.passes.rewrite.ll_builder import LLBuilder
 
@@ -174,4 +173,4 @@ class ConvToMulSum(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [Conv2dToMulSum(), MaxPool2dToMax(), AvgPool2dToSum()]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
+        trace.rewrite_module(op, patterns)

@@ -24,15 +24,14 @@ from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
 )
 
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl
 from irtensor.dialects._base import element_of, ints, shape_of
+from irtensor.passes import trace
 from irtensor.passes.registry import register_pass
 from irtensor.passes.rewrite.ll_builder import LLBuilder
 
@@ -394,5 +393,4 @@ class DecomposeHLOps(ModulePass):
     name = "decompose-hlops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = GreedyRewritePatternApplier([DecomposeElementwise(), DecomposeStructured()])
-        PatternRewriteWalker(patterns).rewrite_module(op)
+        trace.rewrite_module(op, [DecomposeElementwise(), DecomposeStructured()])

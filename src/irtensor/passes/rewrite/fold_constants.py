@@ -23,9 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -34,6 +32,7 @@ from irtensor import dtypes
 from irtensor.dialects import ll
 from irtensor.dialects._base import element_of, ints, shape_of
 from irtensor.interp.ll_impls import LL_ELEMENTWISE, count, reduce_sum
+from irtensor.passes import trace
 from irtensor.passes.registry import register_pass
 from irtensor.passes.rewrite.ll_patterns import (
     all_patterns,
@@ -216,5 +215,4 @@ class FoldConstants(ModulePass):
     fast_math: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        applier = GreedyRewritePatternApplier(fold_patterns(self.fast_math))
-        PatternRewriteWalker(applier, apply_recursively=True).rewrite_module(op)
+        trace.rewrite_module(op, fold_patterns(self.fast_math))

@@ -1,0 +1,142 @@
+"""The rewrite trace: which pattern of which pass turned which op into what.
+
+Every pattern-driven pass of irtensor applies its patterns through `rewrite_module`
+here. While a `RewriteTrace` is active (`with trace.active():`, which `Pipeline` does
+under `Instrumentation(trace_rewrites=True)` or `irtensor-opt --trace-rewrites`), each
+successful pattern application is recorded as a `RewriteEvent`: the pass, the pattern's
+name, the op before (as text), the ops the pattern inserted, and the op's location. With
+no trace active the patterns run unwrapped, so tracing costs nothing when it is off.
+
+The ops a pattern inserts are seen through xDSL's rewriter listener
+(`operation_insertion_handler`), so a pattern needs no change to be traced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.printer import Printer
+
+from irtensor import ir
+
+MAX_OP_TEXT = 300  # an op's text in an event is cut after this many characters
+
+
+@dataclass(frozen=True)
+class RewriteEvent:
+    """One pattern application."""
+
+    pass_name: str
+    pattern: str
+    before: str
+    after: tuple[str, ...]
+    location: str
+
+    def __str__(self) -> str:
+        made = [f"  + {a}" for a in self.after] or ["  (replaced by values that existed)"]
+        return "\n".join([f"[{self.pass_name}] {self.pattern} at {self.location}",
+                          f"  - {self.before}", *made])
+
+
+@dataclass
+class RewriteTrace:
+    """The events of one pipeline run, in order."""
+
+    events: list[RewriteEvent] = field(default_factory=list)
+    current_pass: str = ""
+
+    def fired(self, pass_name: str | None = None) -> Counter[str]:
+        """How often each pattern fired (in one pass, or in all)."""
+        return Counter(e.pattern for e in self.events
+                       if pass_name is None or e.pass_name == pass_name)
+
+    def made(self, op_name: str) -> list[RewriteEvent]:
+        """The events whose pattern inserted an op named `op_name` ("which rewrite made it")."""
+        return [e for e in self.events if any(_op_name(a) == op_name for a in e.after)]
+
+    def text(self) -> str:
+        return "\n".join(str(e) for e in self.events) + ("\n" if self.events else "")
+
+
+_ACTIVE: ContextVar[RewriteTrace | None] = ContextVar("irtensor_rewrite_trace", default=None)
+
+
+@contextlib.contextmanager
+def active(trace: RewriteTrace | None = None) -> Iterator[RewriteTrace]:
+    """Record the pattern applications of the passes run inside the block."""
+    trace = trace if trace is not None else RewriteTrace()
+    token = _ACTIVE.set(trace)
+    try:
+        yield trace
+    finally:
+        _ACTIVE.reset(token)
+
+
+def current() -> RewriteTrace | None:
+    return _ACTIVE.get()
+
+
+def ops_text(ops: Sequence[Operation]) -> tuple[str, ...]:
+    """One line per op as printed together (so the values they share keep one name); a
+    region's body is left out."""
+    stream = io.StringIO()
+    printer = Printer(stream=stream)
+    lines = []
+    for op in ops:
+        stream.seek(0)
+        stream.truncate()
+        printer.print_op(op)
+        first = stream.getvalue().strip().splitlines()[0]
+        lines.append(first if len(first) <= MAX_OP_TEXT else first[: MAX_OP_TEXT - 3] + "...")
+    return tuple(lines)
+
+
+def _op_name(text: str) -> str:
+    rhs = text.split(" = ", 1)[-1].strip()
+    return rhs.split(" ", 1)[0].split("(", 1)[0].strip('"')
+
+
+@dataclass(eq=False)
+class TracedPattern(RewritePattern):
+    """`inner`, recording each application in `trace`."""
+
+    inner: RewritePattern
+    trace: RewriteTrace
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        (before,), location = ops_text([op]), ir.location(op)
+        inserted: list[Operation] = []
+        handler = inserted.append
+        rewriter.operation_insertion_handler.append(handler)
+        done_before = rewriter.has_done_action
+        try:
+            self.inner.match_and_rewrite(op, rewriter)
+        finally:
+            rewriter.operation_insertion_handler.remove(handler)
+        if rewriter.has_done_action and not done_before:
+            after = ops_text([o for o in inserted if o.parent is not None])
+            self.trace.events.append(RewriteEvent(
+                self.trace.current_pass, type(self.inner).__name__, before, after, location))
+
+
+def rewrite_module(module: ModuleOp, patterns: Sequence[RewritePattern] | RewritePattern, *,
+                   apply_recursively: bool = True) -> None:
+    """Apply `patterns` greedily over `module` (xDSL's walker), traced when a trace is on."""
+    listed = [patterns] if isinstance(patterns, RewritePattern) else list(patterns)
+    if (trace := current()) is not None:
+        listed = [TracedPattern(p, trace) for p in listed]
+    pattern = listed[0] if len(listed) == 1 else GreedyRewritePatternApplier(listed)
+    PatternRewriteWalker(pattern, apply_recursively=apply_recursively).rewrite_module(module)

@@ -1,0 +1,112 @@
+"""The rewrite trace, pass statistics and fusion explanations say what the passes did."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irtensor import Tensor
+from irtensor.ir import parse
+from irtensor.passes import trace
+from irtensor.passes.kernel.explain import explain_fusion
+from irtensor.pipeline import Instrumentation, Pipeline
+
+RELU_SUM = """
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = hl.relu %x : tensor<4x8xf32>
+  %s = hl.sum %r axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}"""
+
+
+def test_every_pattern_application_is_recorded_with_its_pass_and_op() -> None:
+    module = parse(RELU_SUM)
+    with trace.active() as recorded:
+        Pipeline("hl-to-ll").run(module)
+    assert recorded.fired("decompose-hlops") == {"DecomposeElementwise": 1,
+                                                 "DecomposeStructured": 1}
+    (made_max,) = recorded.made("ll.max")
+    assert made_max.pass_name == "decompose-hlops" and made_max.pattern == "DecomposeElementwise"
+    assert made_max.before.startswith("%r = hl.relu %x") and made_max.location == "<input>:3:3"
+    assert any(a.startswith("%r_1 = ll.max %x, %r") for a in made_max.after)
+
+
+def test_convert_to_llvm_is_traced_too() -> None:
+    module = parse(RELU_SUM)
+    Pipeline("hl-to-kernel,lower-kernels-to-loops").run(module)
+    with trace.active() as recorded:
+        Pipeline("convert-to-llvm").run(module)
+    fired = recorded.fired("convert-to-llvm")
+    assert fired["FuncToLLVMFunc"] >= 1 and sum(fired.values()) > 10
+
+
+def test_nothing_is_recorded_without_a_trace() -> None:
+    assert trace.current() is None
+    report = Pipeline("hl-to-ll").run(parse(RELU_SUM))
+    assert report.trace is None and all(not r.fired for r in report.records)
+
+
+def test_pass_statistics_count_ops_and_patterns() -> None:
+    inst = Instrumentation(pass_statistics=True, stream=_Sink())
+    report = Pipeline("decompose-hlops,dce", inst).run(parse(RELU_SUM))
+    decompose, dce = report.records
+    # func, relu, sum, return -> func, const, max, reduce, reshape, return
+    assert (decompose.ops_before, decompose.ops_after) == (4, 6)
+    assert decompose.fired == {"DecomposeElementwise": 1, "DecomposeStructured": 1}
+    assert dce.ops_before == dce.ops_after == 6 and dce.fired == {}
+    assert "decompose-hlops: DecomposeElementwise 1, DecomposeStructured 1" in inst.stream.text
+
+
+def test_explain_names_the_reason_of_each_boundary() -> None:
+    shared = """
+func.func @main(%x: tensor<64x64xf32>) -> tensor<64xf32> {
+  %e = hl.exp %x : tensor<64x64xf32>
+  %l = hl.log %e : tensor<64x64xf32>
+  %m = hl.mul %e, %l : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %s = hl.sum %m axes [1] : tensor<64x64xf32> -> tensor<64xf32>
+  %t = hl.max %m axes [1] : tensor<64x64xf32> -> tensor<64xf32>
+  %r = hl.add %s, %t : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  func.return %r : tensor<64xf32>
+}"""
+    # exp, log and mul are cheap to recompute in both reductions; the add of two
+    # reductions computes one of them first.
+    assert explain_fusion(parse(shared)) == (
+        "@main: 2 kernels\n"
+        "#1 @r_64_64  space [64, 64], max over dims [1]\n"
+        "    reads: argument %x\n"
+        "    a kernel of its own because 'll.add' combines two reductions: one reduction per "
+        "kernel\n"
+        "#2 @r_64_64  space [64, 64], sum over dims [1] with an epilogue\n"
+        "    reads: argument %x, kernel #1 @r_64_64\n"
+        "    a kernel of its own because a result of the function\n")
+
+
+def test_explain_says_when_a_value_is_too_costly_to_recompute() -> None:
+    costly = """
+func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %a = hl.exp %x : tensor<16xf32>
+  %b = hl.sin %a : tensor<16xf32>
+  %c = hl.cos %b : tensor<16xf32>
+  %d = hl.exp %c : tensor<16xf32>
+  %e = hl.mul %d, %d : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+  func.return %e : tensor<16xf32>
+}"""
+    text = explain_fusion(parse(costly))
+    assert text.startswith("@main: 2 kernels\n")
+    assert "has 2 consumers and recomputing it costs" in text
+    assert "(limit recompute-limit=8)" in text
+
+
+def test_a_tensor_explains_its_kernels() -> None:
+    x = Tensor(np.ones((8, 16), np.float32))
+    text = x.softmax().explain()
+    assert text.startswith("@main: ")
+    assert text.count("a kernel of its own because") == int(text.split()[1])
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, s: str) -> int:
+        self.text += s
+        return len(s)
