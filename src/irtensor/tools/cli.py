@@ -131,6 +131,7 @@ def demo(argv: Sequence[str]) -> int:
 
 
 USAGE = """usage: irtensor demo [--stages]      the walk-through
+       irtensor viz FILE.mlir -o F.html  every stage, the kernel graph and table as one page
        irtensor bench [--quick] ...    irtensor side by side with numpy, torch, tinygrad
                                        (irtensor bench --help)
 irtensor-opt is the IR driver."""
@@ -138,6 +139,10 @@ irtensor-opt is the IR driver."""
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "viz":
+        from irtensor.tools import viz
+
+        return viz.main(argv[1:])
     if argv and argv[0] == "bench":
         from irtensor.bench import main as bench
 
