@@ -8,7 +8,7 @@ from typing import Any
 
 from irtensor import dtypes
 
-__all__ = ["Tensor", "dtypes"]
+__all__ = ["Context", "Tensor", "dtypes"]
 
 
 def __getattr__(name: str) -> Any:
@@ -17,4 +17,8 @@ def __getattr__(name: str) -> Any:
         from irtensor.frontend.tensor import Tensor
 
         return Tensor
+    if name == "Context":
+        from irtensor.context import Context
+
+        return Context
     raise AttributeError(f"module 'irtensor' has no attribute {name!r}")

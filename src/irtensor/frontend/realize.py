@@ -10,7 +10,6 @@ remembered, so later programs take them as inputs instead of recomputing them.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 import weakref
@@ -21,14 +20,19 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
 
-from irtensor import dtypes, ir
+from irtensor import dtypes, ir, settings
 from irtensor.dialects.kernel import KernelOp
 from irtensor.pipeline import Pipeline
+from irtensor.settings import PipelineLike
 
 DEVICES = ("interp", "llvm", "opencl")
 # Each inspection stage and the pipeline that reaches it from the recorded hl program.
-STAGES = {"hl": "", "ll": "hl-to-ll", "kernel": "hl-to-kernel"}
+# Each inspection stage, in ladder order: `kernel` is what realizing runs (the chosen
+# pipeline), the later ones what device llvm does with its kernels; `opencl` the C of
+# device opencl.
+STAGES = ("hl", "ll", "kernel", "loops", "llvm", "llvm-ir", "llvm-ir-opt", "asm", "opencl")
 
 # Buffer placeholders are arguments of detached one-argument blocks.
 _BUFFERS: weakref.WeakKeyDictionary[SSAValue, np.ndarray] = weakref.WeakKeyDictionary()
@@ -46,8 +50,8 @@ _PROGRAMS: dict[tuple[Hashable, str], ModuleOp] = {}
 
 
 def default_device() -> str:
-    device = os.environ.get("IRTENSOR_DEVICE", "llvm")
-    return check_device(device)
+    """The innermost `irtensor.Context(device=...)`, else IRTENSOR_DEVICE, else llvm."""
+    return check_device(settings.default_device())
 
 
 def check_device(device: str) -> str:
@@ -158,30 +162,45 @@ def _build(graph: Graph) -> tuple[ModuleOp, list[np.ndarray]]:
     return ModuleOp([main]), [_BUFFERS[v] for v in graph.inputs]
 
 
-def pipeline_for(device: str) -> str:
-    return f"default-{device}"
+def pipeline_for(device: str, explicit: PipelineLike | None = None) -> PipelineLike:
+    """What a new program on `device` runs (`irtensor.context` says how it is chosen)."""
+    return settings.pipeline_for(device, explicit)
 
 
-def lower(module: ModuleOp, stage: str) -> ModuleOp:
-    """The module after the pipeline up to `stage` (`hl`: as recorded)."""
-    if stage not in STAGES:
-        raise ValueError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}, "
-                         "opencl")
-    Pipeline(STAGES[stage]).run(module)
+def lower(module: ModuleOp, stage: str, device: str = "llvm",
+          pipeline: PipelineLike | None = None) -> ModuleOp:
+    """The module at `stage` of the ladder (`hl`: as recorded; `kernel`: after what
+    realizing on `device` runs; `loops`, `llvm`: the llvm device's lowering of its kernels)."""
+    if stage not in STAGES[:5]:
+        raise ValueError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
+    if stage == "ll":
+        Pipeline("hl-to-ll").run(module)
+    elif stage != "hl":
+        Pipeline(_as_list(pipeline_for(check_device(device), pipeline))).run(module)
+    if stage in ("loops", "llvm"):
+        Pipeline("lower-kernels-to-loops" + (",convert-to-llvm" if stage == "llvm" else "")
+                 ).run(module)
     return module
 
 
-def realize(outputs: Sequence[SSAValue], device: str) -> list[SSAValue]:
-    """Compute `outputs` together; return placeholders holding their buffers."""
+def _as_list(pipeline: PipelineLike) -> list[str | ModulePass]:
+    return [pipeline] if isinstance(pipeline, str | ModulePass) else list(pipeline)
+
+
+def realize(outputs: Sequence[SSAValue], device: str, pipeline: PipelineLike | None = None
+            ) -> list[SSAValue]:
+    """Compute `outputs` together through `pipeline` (else `pipeline_for(device)`); return
+    placeholders holding their buffers."""
     todo = [v for v in outputs if buffer_of(v) is None]
     if todo:
         graph = collect(todo)
-        key = (graph_key(graph), check_device(device))
+        chosen = pipeline_for(check_device(device), pipeline)
+        key = (graph_key(graph), device, settings.pipeline_key(chosen))
         if (program := _PROGRAMS.get(key)) is not None:  # replay: no module, no pipeline
             results = timed(device, lambda: replay(program, graph, device))
         else:
             module, arrays = _build(graph)
-            results = execute(module, arrays, device, key)
+            results = execute(module, arrays, device, key, chosen)
         placeholders = [buffer_value(array) for array in results]  # held until returned
         for value, placeholder in zip(todo, placeholders, strict=True):
             _REALIZED[value] = weakref.ref(placeholder)
@@ -196,12 +215,14 @@ def replay(program: ModuleOp, graph: Graph, device: str) -> list[np.ndarray]:
 
 
 def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,
-            key: Hashable | None = None) -> list[np.ndarray]:
-    """Lower an hl program with the device's pipeline, remember it under `key`, run it."""
+            key: Hashable | None = None, pipeline: PipelineLike | None = None
+            ) -> list[np.ndarray]:
+    """Lower an hl program with `pipeline` (else the device's), remember it under `key`,
+    run it."""
     from irtensor.runtime import STATS
 
     def lower_and_run() -> list[np.ndarray]:
-        Pipeline(pipeline_for(check_device(device))).run(module)
+        run_pipeline(module, pipeline_for(check_device(device), pipeline))
         STATS.pipeline_runs += 1
         if key is not None:
             _PROGRAMS[key] = module
@@ -244,17 +265,42 @@ def timed(device: str, work: Callable[[], list[np.ndarray]]) -> list[np.ndarray]
 
 
 def debug_level() -> int:
-    value = os.environ.get("DEBUG", "0")
-    return int(value) if value.isdigit() else 0
+    return settings.debug_level()
 
 
-def text(outputs: Sequence[SSAValue], stage: str) -> str:
+def run_pipeline(module: ModuleOp, pipeline: PipelineLike) -> None:
+    """Run `pipeline` on `module` as realizing does: traced inside Context(trace=True),
+    pictured inside Context(viz=...)."""
+    settings.program_lowered(module)
+    passes = _as_list(pipeline)
+    if (recording := settings.active_trace()) is not None:
+        from irtensor.passes import trace
+
+        with trace.active(recording):
+            Pipeline(passes).run(module)
+    else:
+        Pipeline(passes).run(module)
+
+
+def text(outputs: Sequence[SSAValue], stage: str, device: str = "llvm",
+         pipeline: PipelineLike | None = None) -> str:
+    """The program computing `outputs` at `stage` (one of STAGES) as text."""
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
     module, _ = build_module(outputs)
     if stage == "opencl":  # the OpenCL C that device opencl builds
         from irtensor.runtime.opencl_device import opencl_source
 
-        return opencl_source(lower(module, "kernel"))
-    return ir.to_text(lower(module, stage))
+        return opencl_source(lower(module, "kernel", device, pipeline))
+    if stage in ("llvm-ir", "llvm-ir-opt", "asm"):
+        from irtensor.passes.llvm import jit as llvm_jit
+
+        loops = lower(module, "loops", device, pipeline)
+        if stage == "llvm-ir":
+            return llvm_jit.llvm_ir(loops)
+        compiled = llvm_jit.compile_module(loops)
+        return compiled.optimized_ir if stage == "llvm-ir-opt" else compiled.assembly()
+    return ir.to_text(lower(module, stage, device, pipeline))
 
 
 def explain(outputs: Sequence[SSAValue]) -> str:

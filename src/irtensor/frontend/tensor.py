@@ -24,6 +24,7 @@ from irtensor.frontend import realize
 from irtensor.frontend.movement import MovementMixin, argfix
 from irtensor.frontend.reduce_nn import NNMixin, ReduceMixin
 from irtensor.runtime import buffers
+from irtensor.settings import PipelineLike
 
 Scalar = int | float | bool
 POOLED_COPY_BYTES = 1 << 20  # smaller copies come from malloc, which is quicker for them
@@ -234,10 +235,12 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
 
     # ------------------------------------------------------------------ realization
 
-    def realize(self, *others: Tensor) -> Tensor:
-        """Compute this tensor (and `others`, sharing their work); return self."""
+    def realize(self, *others: Tensor, pipeline: PipelineLike | None = None) -> Tensor:
+        """Compute this tensor (and `others`, sharing their work); return self. `pipeline`
+        (a pipeline string, pass objects, registered names) is what a new program runs
+        instead of the device's `default-<device>` (see `irtensor.Context`)."""
         tensors = (self, *others)
-        values = realize.realize([t._value for t in tensors], self.device)
+        values = realize.realize([t._value for t in tensors], self.device, pipeline)
         for t, v in zip(tensors, values, strict=True):
             t._value = v
         return self
@@ -263,10 +266,12 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
                              f"{self.shape}")
         return self.numpy().reshape(()).item()
 
-    def ir(self, stage: str = "hl") -> str:
-        """The textual IR of the program computing this tensor, after `stage`
-        ("hl" as recorded, "ll", "kernel"), or the OpenCL C of its kernels ("opencl")."""
-        return realize.text([self._value], stage)
+    def ir(self, stage: str = "hl", pipeline: PipelineLike | None = None) -> str:
+        """The program computing this tensor at `stage`: "hl" (as recorded), "ll", "kernel"
+        (after what realizing runs: `pipeline`, the context's, or the device's), "loops",
+        "llvm" (the llvm dialect), "llvm-ir" and "llvm-ir-opt" (LLVM IR before and after
+        LLVM's optimisation), "asm" (the host's assembly) or "opencl" (the OpenCL C)."""
+        return realize.text([self._value], stage, self.device, pipeline)
 
     def explain(self) -> str:
         """The kernels that compute this tensor and, for each, why it is a kernel of its

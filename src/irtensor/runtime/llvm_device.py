@@ -28,7 +28,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Region, SSAValue
 
-from irtensor import dtypes, ir
+from irtensor import dtypes, ir, settings
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.runtime import STATS, buffers, cache, search
@@ -57,8 +57,8 @@ def threads() -> int:
 
 
 def debug_level() -> int:
-    value = os.environ.get("DEBUG", "0")
-    return int(value) if value.isdigit() else 0
+    """DEBUG, or the innermost `irtensor.Context(debug=...)`."""
+    return settings.debug_level()
 
 
 def compile_unit(kernel: KernelOp) -> ModuleOp:
