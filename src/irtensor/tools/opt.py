@@ -63,8 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="interp", choices=["interp", "llvm", "opencl"],
                    help="where --run executes: interp (the reference interpreter), llvm or "
                         "opencl (lowered with hl-to-kernel if needed, compiled, run)")
-    p.add_argument("--emit", default="mlir", choices=["mlir", "opencl"],
-                   help="print the IR (mlir) or the OpenCL C of its ocl.kernel ops (opencl)")
+    p.add_argument("--emit", default="mlir", choices=["mlir", *EMIT_STAGES],
+                   help="print the IR after -p (mlir), or carry it on down the ladder to a "
+                        "stage and print that: ll, kernel, loops, llvm (the llvm dialect), "
+                        "llvm-ir, llvm-ir-opt (after LLVM's optimisation), asm, opencl (C)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="an input of --run, by argument name or position")
     p.add_argument("--seed", type=int, default=0, help="seed of random --run inputs")
@@ -115,9 +117,62 @@ def process(text: str, name: str, args: argparse.Namespace, line_offset: int = 0
         return explain_fusion(module, args.entry)
     if args.run:
         return run_entry(module, args)
-    if args.emit == "opencl":
-        return opencl_source(module)
+    if args.emit != "mlir":
+        return emit(module, args.emit, args.generic)
     return ir.to_text(module, args.generic)
+
+
+# --emit STAGE: the rest of the ladder from the stage -p left the module at.
+EMIT_STAGES = ("ll", "kernel", "loops", "llvm", "llvm-ir", "llvm-ir-opt", "asm", "opencl")
+_LADDER = ("ll", "kernel", "loops", "llvm")
+_STEP_TO = {"kernel": "fuse,split-reductions,cse,reorder-loops",
+            "loops": "lower-kernels-to-loops", "llvm": "convert-to-llvm"}
+
+
+def stage_of(module: ModuleOp) -> str:
+    """The lowest rung any op of `module` is at: ll (hl or ll ops), kernel, loops, llvm."""
+    from irtensor.dialects.kernel import KernelOp
+    from irtensor.passes.loops.loop_builder import KERNEL_ATTR
+
+    ops = list(module.walk())
+    if any(op.name.startswith("llvm.") for op in ops):
+        return "llvm"
+    if any(isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes for op in ops):
+        return "loops"
+    return "kernel" if any(isinstance(op, KernelOp) for op in ops) else "ll"
+
+
+def lower_to(module: ModuleOp, stage: str) -> None:
+    """Run the ladder's steps from the module's stage down to `stage`."""
+    start = _LADDER.index(stage_of(module))
+    if _LADDER.index(stage) < start:
+        raise UserError(f"--emit {stage}: the module is already at stage {_LADDER[start]}")
+    steps = [_STEP_TO[s] for s in _LADDER[start + 1: _LADDER.index(stage) + 1]]
+    if start == 0:
+        steps.insert(0, "hl-to-ll")  # hl ops (or ll ops that fold) before fusing
+    if steps:
+        Pipeline(",".join(steps)).run(module)
+
+
+def emit(module: ModuleOp, stage: str, generic: bool) -> str:
+    from irtensor.dialects import ocl
+
+    if stage in _LADDER:
+        lower_to(module, stage)
+        return ir.to_text(module, generic)
+    if stage == "opencl":
+        if not any(isinstance(op, ocl.KernelOp) for op in module.walk()):
+            lower_to(module, "kernel")
+            Pipeline("lower-to-opencl").run(module)
+        return opencl_source(module)
+    from irtensor.passes.llvm import jit as llvm_jit
+
+    if stage_of(module) != "llvm":
+        lower_to(module, "loops")
+    if stage == "llvm-ir":
+        return llvm_jit.llvm_ir(module)
+    compiled = llvm_jit.compile_module(module)
+    return compiled.optimized_ir if stage == "llvm-ir-opt" else compiled.assembly()
 
 
 def opencl_source(module: ModuleOp) -> str:
