@@ -116,9 +116,15 @@ def load_pass_plugin(path: str | Path) -> list[str]:
 
 
 def _first_line(doc: str | None, name: str = "") -> str:
-    """A docstring's first line, without the `name: ` it starts with by convention."""
-    line = doc.strip().splitlines()[0].strip() if doc and doc.strip() else ""
-    return line.removeprefix(f"{name}: ") if name else line
+    """A docstring's first paragraph as one line, without the `name: ` it starts with by
+    convention."""
+    paragraph = []
+    for line in (doc or "").strip().splitlines():
+        if not line.strip():
+            break
+        paragraph.append(line.strip())
+    text = " ".join(paragraph)
+    return text.removeprefix(f"{name}: ") if name else text
 
 
 def _suggest(name: str) -> str:

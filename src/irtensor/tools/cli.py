@@ -83,23 +83,20 @@ def run_model(name: str, model, reference, x: np.ndarray, p: dict[str, np.ndarra
         raise SystemExit(f"{name} on {device} does not match numpy")
 
 
-def show_stages(x: np.ndarray, p: dict[str, np.ndarray]) -> None:
-    from irtensor import Tensor
-    from irtensor.passes.llvm import jit as llvm_jit
-    from irtensor.pipeline import Pipeline
-    from irtensor.runtime.llvm_device import compile_unit
+STAGES_SHOWN = ("hl", "ll", "kernel", "loops", "llvm-ir")
 
-    y = mlp(lambda a: Tensor(a), x[:4], p)  # type: ignore[arg-type]
-    for stage in ("hl", "ll", "kernel"):
-        print(f"\n// ===== the MLP at stage {stage} =====")
+
+def show_stages(name: str, model, x: np.ndarray, p: dict[str, np.ndarray]) -> None:  # type: ignore[no-untyped-def]
+    """The model's program at each stage, for a batch of 4 (the stages do not depend on it
+    but for the shapes they print)."""
+    from irtensor import Tensor
+
+    batch = x[:4]
+    y = model(lambda a: Tensor(a), batch, p)
+    for stage in STAGES_SHOWN:
+        how = " as LLVM IR" if stage == "llvm-ir" else ""
+        print(f"\n// ===== the {name} at stage {stage}{how} (batch {len(batch)}) =====")
         print(y.ir(stage))
-    kernel = y.schedule()[0]
-    unit = compile_unit(kernel)
-    Pipeline("lower-kernels-to-loops").run(unit)
-    print(f"\n// ===== kernel @{kernel.sym_name.data} as loops =====")
-    print(unit)
-    print(f"\n// ===== kernel @{kernel.sym_name.data} as LLVM IR =====")
-    print(llvm_jit.llvm_ir(unit))
 
 
 def demo(argv: Sequence[str]) -> int:
@@ -110,9 +107,8 @@ def demo(argv: Sequence[str]) -> int:
     p = parameters(rng)
     x_mlp = rng.standard_normal((64, 784)).astype(np.float32)
     x_img = rng.standard_normal((4, 3, 16, 16)).astype(np.float32)
-    print("irtensor demo: two models written with Tensor, compiled and checked against numpy")
-    if args.stages:
-        show_stages(x_mlp, p)
+    print("irtensor demo: two models written with Tensor, compiled and checked against numpy"
+          f" (the MLP at batch {len(x_mlp)}, the conv net at batch {len(x_img)})")
     from irtensor.runtime import opencl_device
 
     why = opencl_device.unavailable()
@@ -121,6 +117,9 @@ def demo(argv: Sequence[str]) -> int:
         run_model("conv net", convnet, convnet_numpy, x_img, p, device)
     if why is not None:
         print(f"  (device opencl skipped: no OpenCL device builds programs here: {why})")
+    if args.stages:
+        show_stages("MLP", mlp, x_mlp, p)
+        show_stages("conv net", convnet, x_img, p)
     print("\nThe MLP's kernels on llvm (DEBUG=2):")
     os.environ["DEBUG"] = "2"
     from irtensor import Tensor
@@ -147,8 +146,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from irtensor.bench import main as bench
 
         return bench(argv[1:])
-    if not argv or argv[0] != "demo":
-        print(USAGE, file=sys.stderr)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    if argv[0] != "demo":
+        print(f"irtensor: error: unknown command {argv[0]!r}\n{USAGE}", file=sys.stderr)
         return 2
     return demo(argv[1:])
 
