@@ -41,7 +41,7 @@ _REALIZED: weakref.WeakKeyDictionary[SSAValue, weakref.ref[SSAValue]] = (
 
 
 
-PROGRAM_CACHE = 256
+PROGRAM_CACHE = 128
 
 
 def _forget(key: tuple[Hashable, str], module: ModuleOp) -> None:

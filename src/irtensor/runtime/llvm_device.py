@@ -39,7 +39,7 @@ from irtensor.runtime.lru import LRU, env_limit
 
 MIN_POINTS_PER_THREAD = 1 << 15
 OBJECT_KIND = "llvm-object"
-KERNEL_CACHE_MB = 256
+KERNEL_CACHE_MB = 128
 # What one MCJIT execution engine holds beyond its object code (its target machine, memory
 # manager and page-aligned sections): measured as RSS per loaded kernel, about 390 KiB.
 ENGINE_BYTES = 384 << 10

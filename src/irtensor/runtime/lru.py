@@ -1,19 +1,17 @@
 """Bounded in-memory caches: least recently used out, by bytes or by count.
 
-Every cache the runtime keeps for the life of the process is one of these, so a loop that
-builds a new program at each step (`x += i; x.realize()` with a new `i`) holds a fixed
-amount of memory instead of growing by the program. Each cache reads its limit from an
-environment variable on every insertion, so a test or a long job can change it at run
-time:
+The program cache (`realize`) and each device's compiled kernels are LRUs, so a loop that
+builds a new program at each step (`x += i; x.realize()` with a new `i`) holds a bounded
+amount of memory instead of growing by the program; what is remembered by op
+(`cache.remembered`, the llvm plans) is dropped with the program that holds the ops. Each
+LRU reads its limit from an environment variable at every insertion:
 
-| variable                    | bounds                                   | default |
-|-----------------------------|------------------------------------------|---------|
-| `IRTENSOR_PROGRAM_CACHE`    | realized programs kept for replay        | 256     |
-| `IRTENSOR_KERNEL_CACHE_MB`  | compiled kernels per device, estimated MB | 256     |
-| `IRTENSOR_DISK_CACHE_MB`    | the kernel cache folder (`runtime.cache`) | 1024    |
+    IRTENSOR_PROGRAM_CACHE     realized programs kept for replay            (128)
+    IRTENSOR_KERNEL_CACHE_MB   compiled kernels per device, estimated bytes (128 MB)
 
-An evicted value is only dropped by the cache: whoever still holds it (a program being
-run holds its kernels) keeps it alive until done.
+(the disk cache's own limit, IRTENSOR_DISK_CACHE_MB, is in `runtime.cache`). An evicted
+value is only dropped by the cache: whoever still holds it (a program being run holds its
+kernels) keeps it alive until done.
 """
 
 from __future__ import annotations
