@@ -139,6 +139,28 @@ def test_an_entry_is_plain_data_recording_its_key_kernel_and_signature(
     assert compiles(lambda: check_a(program_a("llvm"))) == 0  # and it loads
 
 
+def varied_programs() -> list[np.ndarray]:
+    """Kernels of every shape of signature: matmul and conv (register blocks), reductions,
+    bool, int and half-precision buffers, a rank-0 result."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((8, 16), np.float32), rng.standard_normal((16, 4), np.float32)
+    img = rng.standard_normal((1, 2, 6, 6), np.float32)
+    w = rng.standard_normal((3, 2, 3, 3), np.float32)
+    t = lambda v: Tensor(v, device="llvm")  # noqa: E731
+    return [(t(a) @ t(b)).numpy(), t(img).conv2d(t(w), padding=1).numpy(),
+            t(a).softmax(-1).numpy(), (t(a) > 0).where(t(a), 0.0).numpy(),
+            (t(np.arange(6, dtype=np.int32)) * 3 % 4).numpy(), t(a).sum().numpy(),
+            t(a.astype(np.float16)).exp().numpy(), (t(a) > 0).numpy()]
+
+
+def test_every_kind_of_kernel_is_stored_and_loads_in_a_new_process() -> None:
+    first = varied_programs()
+    before = STATS.cache_hits_disk
+    assert compiles(lambda: [np.testing.assert_array_equal(x, y)
+                             for x, y in zip(first, varied_programs(), strict=True)]) == 0
+    assert STATS.cache_hits_disk - before >= len(first)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_a_pickle_in_an_entry_is_never_unpickled(
         device: str, private_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

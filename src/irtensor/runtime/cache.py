@@ -99,9 +99,10 @@ def _folder(create: bool) -> Path | None:
     owned by another user, or writable by others (entries hold code that is run)."""
     folder = cache_dir()
     with _LOCK:
-        if (known := _USABLE.get(folder)) is not None:
+        known = _USABLE.get(folder)
+        if known is False or (known and (not create or folder.is_dir())):
             return folder if known else None
-        if not folder.exists():
+        if not folder.exists():  # also when it was removed while the process ran
             if not create:
                 return None
             try:
