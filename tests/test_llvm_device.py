@@ -131,13 +131,17 @@ def test_a_corrupt_cache_entry_is_rebuilt(private_cache: Path) -> None:
 
 
 def test_cache_entries_are_checked() -> None:
-    cache.store("k", b"payload")
-    assert cache.load("k") == b"payload"
+    cache.store("k", "test", {"n": 1}, b"payload")
+    entry = cache.load("k", "test")
+    assert entry is not None and (entry.meta, entry.payload) == ({"n": 1}, b"payload")
+    assert cache.load("k", "other kind") is None  # and deleted
+    cache.store("k", "test", {"n": 1}, b"payload")
     path = cache.cache_dir() / "k.bin"
     data = bytearray(path.read_bytes())
     data[-1] ^= 1
     path.write_bytes(bytes(data))
-    assert cache.load("k") is None
+    assert cache.load("k", "test") is None
+    assert not path.exists()
 
 
 def test_debug_levels_show_realizes_kernels_schedules_ir_and_assembly(

@@ -26,6 +26,7 @@ from irtensor.passes.opencl.c_printer import UnsupportedError, print_program
 from irtensor.passes.opencl.lower_to_opencl import global_size, lower_kernel
 from irtensor.pipeline import Pipeline
 from irtensor.runtime import STATS, opencl_device
+from irtensor.runtime.lru import LRU
 from irtensor.testing import Program, assert_same_results, programs
 
 ELEMENTWISE = """
@@ -60,7 +61,7 @@ needs_opencl = pytest.mark.skipif(
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("IRTENSOR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(opencl_device, "_MEMORY", {})
+    monkeypatch.setattr(opencl_device, "_MEMORY", LRU(lambda: 1 << 30))
     monkeypatch.setattr(opencl_device, "_BY_OP", weakref.WeakKeyDictionary())
     return tmp_path / "cache"
 

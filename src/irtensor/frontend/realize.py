@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 from irtensor import dtypes, ir, settings
 from irtensor.dialects.kernel import KernelOp
 from irtensor.pipeline import Pipeline
+from irtensor.runtime.lru import LRU, env_limit
 from irtensor.settings import PipelineLike
 
 DEVICES = ("interp", "llvm", "opencl")
@@ -44,9 +45,27 @@ _REALIZED: weakref.WeakKeyDictionary[SSAValue, weakref.ref[SSAValue]] = (
 
 
 
-# Realized programs by their printed hl text and device: a loop that builds the same
-# graph again runs no pipeline and compiles nothing.
-_PROGRAMS: dict[tuple[Hashable, str], ModuleOp] = {}
+PROGRAM_CACHE = 128
+
+
+def _forget(key: tuple[Hashable, str], module: ModuleOp) -> None:
+    """A program pushed out of the cache: its device lets go of its plans and kernels now,
+    not when the cycle collector reaches the module."""
+    if key[1] == "llvm":
+        from irtensor.runtime import llvm_device
+
+        llvm_device.forget(module)
+    elif key[1] == "opencl":
+        from irtensor.runtime import opencl_device
+
+        opencl_device.forget(module)
+
+
+# Realized programs by their structure and device: a loop that builds the same graph
+# again runs no pipeline and compiles nothing. The IRTENSOR_PROGRAM_CACHE most recently
+# used are kept.
+_PROGRAMS: LRU[tuple[Hashable, str], ModuleOp] = LRU(
+    lambda: env_limit("IRTENSOR_PROGRAM_CACHE", PROGRAM_CACHE), on_evict=_forget)
 
 
 def default_device() -> str:
@@ -225,7 +244,7 @@ def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,
         run_pipeline(module, pipeline_for(check_device(device), pipeline))
         STATS.pipeline_runs += 1
         if key is not None:
-            _PROGRAMS[key] = module
+            _PROGRAMS.put(key, module)
         return run_lowered(module, arrays, device)
 
     return timed(device, lower_and_run)

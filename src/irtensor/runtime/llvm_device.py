@@ -2,7 +2,11 @@
 
 A kernel is compiled alone, as a module holding just that kernel (its printed
 form is the cache key, with the target), so the same kernel in another program
-or another process is not compiled again. The executor runs a program's
+or another process is not compiled again. Compiled kernels are kept in memory up
+to `IRTENSOR_KERNEL_CACHE_MB` (an estimate: the object code, its IR texts and what
+an execution engine costs) and on disk as object code with the kernel's name and
+signature, checked against the kernel asked for before the code is loaded
+(`runtime.cache`). The executor runs a program's
 kernels in order on numpy buffers, splits the outermost loop across threads
 when the schedule marks it parallel, and drops intermediates after their last
 reader.
@@ -12,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import pickle
 import statistics
 import sys
 import threading
@@ -31,9 +34,16 @@ from xdsl.ir import Block, Region, SSAValue
 from irtensor import dtypes, ir, settings
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
+from irtensor.passes.loops.loop_builder import memref_of
 from irtensor.runtime import STATS, buffers, cache, search
+from irtensor.runtime.lru import LRU, env_limit
 
 MIN_POINTS_PER_THREAD = 1 << 15
+OBJECT_KIND = "llvm-object"
+KERNEL_CACHE_MB = 128
+# What one MCJIT execution engine holds beyond its object code (its target machine, memory
+# manager and page-aligned sections): measured as RSS per loaded kernel, about 390 KiB.
+ENGINE_BYTES = 384 << 10
 
 
 @dataclass
@@ -45,8 +55,22 @@ class CompiledKernel:
     jit: Any
     unit: str  # the kernel's compile unit, as text (DEBUG=3/4)
 
+    @property
+    def nbytes(self) -> int:
+        """An estimate of the memory the kernel holds."""
+        jit = self.jit
+        return (ENGINE_BYTES + len(jit.object_code() or b"") + len(jit.llvm_ir)
+                + len(jit.optimized_ir) + len(self.unit))
 
-_MEMORY: dict[str, CompiledKernel] = {}
+
+def kernel_cache_bytes() -> int:
+    """IRTENSOR_KERNEL_CACHE_MB, in bytes: what each device's compiled kernels may hold."""
+    return env_limit("IRTENSOR_KERNEL_CACHE_MB", KERNEL_CACHE_MB, 1 << 20)
+
+
+# Compiled kernels by cache key. A kernel a live program still holds stays alive when it
+# is pushed out; its machine code goes with the last reference (JitModule's engine).
+_MEMORY: LRU[str, CompiledKernel] = LRU(kernel_cache_bytes, lambda k: k.nbytes)
 _LOCK = threading.Lock()
 
 
@@ -94,48 +118,105 @@ def compile_kernel(kernel: KernelOp) -> CompiledKernel:
     return cache.remembered(_BY_OP, kernel, _compile_kernel)
 
 
+def forget(module: ModuleOp) -> None:
+    """Drop what this device remembers by the ops of `module` (the program cache let it
+    go): its plans and its kernels' compiled code, unless another holder keeps them."""
+    _PLANS.pop(module, None)
+    for op in module.walk():
+        if isinstance(op, KernelOp):
+            _BY_OP.pop(op, None)
+
+
 def _compile_kernel(kernel: KernelOp) -> CompiledKernel:
     from irtensor.passes.llvm import jit as llvm_jit
 
     unit = compile_unit(kernel)
     text = ir.to_text(unit)
     key = cache.key_of(text, llvm_jit.target_description())
-    with _LOCK:
-        if key in _MEMORY:
-            STATS.cache_hits_memory += 1
-            return _MEMORY[key]
+    if (known := _MEMORY.get(key)) is not None:
+        STATS.cache_hits_memory += 1
+        return known
     outer_size, splittable = outer_loop(kernel)
-    jit, name = _from_disk(key)
+    jit, name = _from_disk(key, kernel)
     if jit is None:
         jit, name = _compile(unit)
-        if (code := jit.object_code()) is not None:
-            cache.store(key, pickle.dumps({"object": code, "name": name,
-                                           "signatures": jit.signatures,
-                                           "llvm_ir": jit.llvm_ir,
-                                           "optimized_ir": jit.optimized_ir}))
+        _store(key, kernel, jit, name)
     compiled = CompiledKernel(kernel.sym_name.data, jit.function(name), outer_size, splittable,
                               jit, text)
-    with _LOCK:
-        _MEMORY[key] = compiled
+    _MEMORY.put(key, compiled)
     return compiled
 
 
-def _from_disk(key: str) -> tuple[Any, str]:
+def function_name(kernel: KernelOp) -> str:
+    """The function lower-kernels-to-loops makes of the only kernel of a compile unit."""
+    return f"{kernel.sym_name.data}_0"
+
+
+def expected_signature(kernel: KernelOp) -> list[tuple[str, bool]]:
+    """(type, is a buffer) of each parameter of the kernel's function: a memref per input,
+    the output's, then the `start, stop` range of the outer loop."""
+    types = [str(memref_of(v.type)) for v in (*kernel.inputs, kernel.res)]
+    return [(t, True) for t in types] + [("index", False), ("index", False)]
+
+
+def _store(key: str, kernel: KernelOp, jit: Any, name: str) -> None:
+    params, result = jit.signatures[name]
+    signature = [[p.type, p.buffer, p.written, p.name] for p in params]
+    if (code := jit.object_code()) is None or result is not None \
+            or name != function_name(kernel) \
+            or [(t, b) for t, b, _, _ in signature] != expected_signature(kernel):
+        return  # a later process could not check it: compile it there too
+    cache.store(key, OBJECT_KIND, {"kernel": kernel.sym_name.data, "function": name,
+                                   "signature": signature, "llvm_ir": jit.llvm_ir,
+                                   "optimized_ir": jit.optimized_ir}, code)
+
+
+def _from_disk(key: str, kernel: KernelOp) -> tuple[Any, str]:
     from irtensor.passes.llvm import jit as llvm_jit
 
-    payload = cache.load(key)
-    if payload is None:
+    entry = cache.load(key, OBJECT_KIND)
+    if entry is None:
         return None, ""
     try:
-        entry = pickle.loads(payload)
-        jit = llvm_jit.load_object(entry["object"], entry["signatures"],
-                                   llvm_ir_text=entry["llvm_ir"],
-                                   optimized_ir=entry["optimized_ir"])
-        jit.function(entry["name"])
-    except Exception:  # a damaged entry is ignored and rebuilt
+        name, params, texts = _checked_meta(entry.meta, kernel)
+        jit = llvm_jit.load_object(entry.payload, {name: (params, None)},
+                                   llvm_ir_text=texts[0], optimized_ir=texts[1])
+        jit.function(name)
+    except (cache.Discarded, ValueError, KeyError) as e:
+        cache.discard(key, str(e))
         return None, ""
     STATS.cache_hits_disk += 1
-    return jit, entry["name"]
+    return jit, name
+
+
+def _checked_meta(meta: dict[str, Any], kernel: KernelOp) -> tuple[str, tuple[Any, ...],
+                                                                    tuple[str, str]]:
+    """The function name, parameters and IR texts an entry records, if they are those of
+    `kernel`; else Discarded saying what differs."""
+    from irtensor.passes.llvm import jit as llvm_jit
+
+    if meta.get("kernel") != kernel.sym_name.data:
+        raise cache.Discarded(f"it holds kernel {str(meta.get('kernel'))[:40]!r}, "
+                              f"not {kernel.sym_name.data!r}")
+    if meta.get("function") != (name := function_name(kernel)):
+        raise cache.Discarded(f"its function is not @{name}")
+    want = expected_signature(kernel)
+    stored = meta.get("signature")
+    if not isinstance(stored, list) or len(stored) != len(want) or not all(
+            isinstance(p, list) and len(p) == 4 and (p[0], p[1]) == w
+            and isinstance(p[2], bool) and isinstance(p[3], str)
+            for p, w in zip(stored, want, strict=False)):
+        raise cache.Discarded("its signature is not the kernel's")
+    if not stored[len(kernel.inputs)][2]:
+        raise cache.Discarded("it does not write the kernel's output")
+    texts = (meta.get("llvm_ir"), meta.get("optimized_ir"))
+    if not all(isinstance(t, str) for t in texts):
+        raise cache.Discarded("its IR texts are missing")
+    types = [*(memref_of(v.type) for v in kernel.inputs), memref_of(kernel.res.type)]
+    params = tuple(llvm_jit.parameter_of(t, p[3][:40], p[2]) for t, p in zip(
+        types, stored, strict=False)) + tuple(
+        llvm_jit.Parameter(p[3][:40], "index", False) for p in stored[len(types):])
+    return name, params, texts  # type: ignore[return-value]
 
 
 def _compile(unit: ModuleOp) -> tuple[Any, str]:

@@ -5,14 +5,16 @@ The device is `IRTENSOR_OPENCL_DEVICE` (an index into all platforms' devices, or
 substring of a device's name), else pyopencl's `PYOPENCL_CTX`, else the first
 device that builds a one-line program (a PoCL whose LLVM does not know the host
 CPU lists a device but fails every build; another platform may work). A program
-is cached in memory (by the kernel's IR and the device) and on disk (by its
-OpenCL C and the device name, as the device's binary).
+is cached in memory (by the kernel's IR and the device, up to
+`IRTENSOR_KERNEL_CACHE_MB` of binaries and sources) and on disk (by its OpenCL C
+and the device name, as the device's binary, with the kernels' names and argument
+counts, checked against the built binary before it runs).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-import pickle
 import sys
 import threading
 import time
@@ -32,9 +34,11 @@ from irtensor.dialects.kernel import KernelOp
 from irtensor.passes.opencl.c_printer import CProgram, print_program
 from irtensor.passes.opencl.lower_to_opencl import WORK_GROUP_SIZE, lower_kernel
 from irtensor.runtime import STATS, cache
-from irtensor.runtime.llvm_device import compile_unit, debug_level
+from irtensor.runtime.llvm_device import compile_unit, debug_level, kernel_cache_bytes
+from irtensor.runtime.lru import LRU
 
 BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt"]
+BINARY_KIND = "opencl-binary"
 
 
 class OpenCLError(RuntimeError):
@@ -68,10 +72,12 @@ class CompiledKernel:
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
     program: CProgram
+    nbytes: int = 0  # the device binary's size, for the memory limit
 
 
 _DEVICE: Device | None = None
-_MEMORY: dict[str, CompiledKernel] = {}
+_MEMORY: LRU[str, CompiledKernel] = LRU(kernel_cache_bytes,
+                                        lambda k: k.nbytes + len(k.program.source))
 _LOCK = threading.Lock()
 
 
@@ -176,14 +182,20 @@ def compile_kernel(kernel: KernelOp) -> CompiledKernel:
     return cache.remembered(_BY_OP, kernel, _compile_kernel)
 
 
+def forget(module: ModuleOp) -> None:
+    """Drop what this device remembers by the kernel ops of `module`."""
+    for op in module.walk():
+        if isinstance(op, KernelOp):
+            _BY_OP.pop(op, None)
+
+
 def _compile_kernel(kernel: KernelOp) -> CompiledKernel:
     dev = device()
     text = ir.to_text(compile_unit(kernel))
     key = cache.key_of("opencl-ir", text, dev.name)
-    with _LOCK:
-        if key in _MEMORY:
-            STATS.cache_hits_memory += 1
-            return _MEMORY[key]
+    if (known := _MEMORY.get(key)) is not None:
+        STATS.cache_hits_memory += 1
+        return known
     lowered = lower_kernel(kernel, group=work_group_size(dev.device),
                            max_local=int(dev.device.max_work_group_size),
                            max_local_sizes=list(dev.device.max_work_item_sizes))
@@ -191,13 +203,20 @@ def _compile_kernel(kernel: KernelOp) -> CompiledKernel:
     if program.needs_fp64 and not supports_fp64(dev.device):
         raise OpenCLError(f"kernel @{kernel.sym_name.data} needs f64, which the OpenCL device "
                           f"{dev.device.name!r} does not support (no cl_khr_fp64)")
-    built = build(program, dev)
+    built = build(program, dev, [len(kernel.inputs) + 1])
     compiled = CompiledKernel(program.kernel_names[0],
                               getattr(built, program.kernel_names[0]),
-                              lowered.global_size, lowered.local_size, program)
-    with _LOCK:
-        _MEMORY[key] = compiled
+                              lowered.global_size, lowered.local_size, program,
+                              _binary_size(built))
+    _MEMORY.put(key, compiled)
     return compiled
+
+
+def _binary_size(built: Any) -> int:
+    try:
+        return sum(built.get_info(_cl().program_info.BINARY_SIZES))
+    except Exception:  # a device that does not report it
+        return 0
 
 
 def opencl_source(module: ModuleOp) -> str:
@@ -208,19 +227,21 @@ def opencl_source(module: ModuleOp) -> str:
     return print_program([lower_kernel(k, group=group) for k in kernels]).source
 
 
-def build(program: CProgram, dev: Device) -> Any:
-    """A built pyopencl.Program: from the disk cache's binary, else from source (stored)."""
+def build(program: CProgram, dev: Device, arities: Sequence[int] | None = None) -> Any:
+    """A built pyopencl.Program: from the disk cache's binary, else from source (stored).
+    `arities`: how many arguments each kernel takes, checked on a cached binary."""
     cl = _cl()
     key = cache.key_of("opencl-c", program.source, dev.name, " ".join(BUILD_OPTIONS))
-    payload = cache.load(key)
-    if payload is not None:
+    meta = {"kernels": list(program.kernel_names), "device": dev.name,
+            "options": BUILD_OPTIONS, "arities": list(arities) if arities else None,
+            "source_sha256": hashlib.sha256(program.source.encode()).hexdigest()}
+    if (entry := cache.load(key, BINARY_KIND)) is not None:
         try:
-            binary = pickle.loads(payload)
-            built = cl.Program(dev.context, [dev.device], [binary]).build(options=BUILD_OPTIONS)
+            built = _from_binary(entry, meta, dev)
             STATS.cache_hits_disk += 1
             return built
-        except Exception:  # a damaged entry is rebuilt from source
-            pass
+        except cache.Discarded as e:
+            cache.discard(key, str(e))
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():  # PoCL's informational output; failures raise below
@@ -234,9 +255,38 @@ def build(program: CProgram, dev: Device) -> Any:
     STATS.kernels_compiled += 1
     STATS.seconds_compiling += time.perf_counter() - start
     binaries = built.get_info(cl.program_info.BINARIES)
-    if binaries and binaries[0]:
-        cache.store(key, pickle.dumps(bytes(binaries[0])))
+    if binaries and binaries[0] and meta["arities"] in (None, _arities(built, program)):
+        cache.store(key, BINARY_KIND, meta, bytes(binaries[0]))
     return built
+
+
+def _from_binary(entry: cache.Entry, meta: dict[str, Any], dev: Device) -> Any:
+    """The program built from a cached binary whose record and kernels are those of the
+    program asked for; else Discarded saying what differs."""
+    cl = _cl()
+    for field, want in meta.items():
+        if entry.meta.get(field) != want:
+            raise cache.Discarded(f"its {field} is not the program's")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cl.CompilerWarning)
+            built = cl.Program(dev.context, [dev.device], [entry.payload]).build(
+                options=BUILD_OPTIONS)
+    except Exception as e:  # the device refuses the binary
+        raise cache.Discarded(f"the device does not take it ({' '.join(str(e).split())[:80]})"
+                              ) from None
+    names = built.get_info(cl.program_info.KERNEL_NAMES).split(";")
+    if sorted(names) != sorted(meta["kernels"]):
+        raise cache.Discarded(f"its binary holds kernels {names}, not {meta['kernels']}")
+    if meta["arities"] is not None and _arities(built, meta["kernels"]) != meta["arities"]:
+        raise cache.Discarded("its kernels take other arguments")
+    return built
+
+
+def _arities(built: Any, program: CProgram | Sequence[str]) -> list[int]:
+    names = program.kernel_names if isinstance(program, CProgram) else program
+    cl = _cl()  # a Kernel of its own: the attribute lookup warns when it is repeated
+    return [cl.Kernel(built, n).get_info(cl.kernel_info.NUM_ARGS) for n in names]
 
 
 # --------------------------------------------------------------------------- running

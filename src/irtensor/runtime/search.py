@@ -29,6 +29,7 @@ from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.runtime import cache
 
 REPEATS = 3
+SCHEDULE_KIND = "schedule"
 PROGRESS_AFTER_S = 1.0
 
 Timer = Callable[[KernelOp, Sequence[np.ndarray], np.ndarray], float]
@@ -100,10 +101,12 @@ def best_schedule(kernel: KernelOp, args: Sequence[np.ndarray], out: np.ndarray,
     options = candidates(kernel, width)
     if len(options) < 2:
         return options[0] if options else None
-    if (known := cache.load(key)) is not None:
-        chosen = _parse_schedule(known.decode())
+    if (known := cache.load(key, SCHEDULE_KIND)) is not None:
+        text = known.meta.get("schedule")
+        chosen = _parse_schedule(text) if isinstance(text, str) else None
         if chosen is not None and not kernel.schedule_problems(chosen):
             return chosen
+        cache.discard(key, "its schedule does not fit the kernel")
     COUNTS["searches"] += 1
     start = time.perf_counter()
     best: tuple[float, ScheduleAttr] | None = None
@@ -117,7 +120,7 @@ def best_schedule(kernel: KernelOp, args: Sequence[np.ndarray], out: np.ndarray,
     assert best is not None
     if time.perf_counter() - start > PROGRESS_AFTER_S:
         sys.stderr.write("\n")
-    cache.store(key, str(best[1]).encode())
+    cache.store(key, SCHEDULE_KIND, {"schedule": str(best[1])})
     return best[1]
 
 

@@ -26,8 +26,10 @@ import ctypes
 import ctypes.util
 import functools
 import re
+import struct
 import threading
 import time
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -221,6 +223,11 @@ class Parameter:
         return value.ctypes.data
 
 
+def parameter_of(t: Attribute, name: str, written: bool = False) -> Parameter:
+    """The parameter a lowered function has for an argument of type `t`."""
+    return _parameter(t, name, written)
+
+
 def _parameter(t: Attribute, name: str, written: bool) -> Parameter:
     if isinstance(t, MemRefType):
         shape = tuple(t.get_shape())
@@ -308,7 +315,11 @@ class JitModule:
     vector_width: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
     _object: bytes | None = None
-    _functions: dict[str, KernelFunction] = field(default_factory=dict)
+    # Weak: a function holds its module (and so the machine code) alive, not the other way
+    # round, so a module nobody calls into is freed at once, without waiting for the
+    # cycle collector.
+    _functions: weakref.WeakValueDictionary[str, KernelFunction] = field(
+        default_factory=weakref.WeakValueDictionary)
 
     @property
     def names(self) -> list[str]:
@@ -316,14 +327,17 @@ class JitModule:
 
     def function(self, name: str) -> KernelFunction:
         """The function @name, ready to call; KeyError names the ones there are."""
-        if name not in self._functions:
-            if name not in self.signatures:
-                have = ", ".join(f"@{n}" for n in self.names) or "none"
-                raise KeyError(f"no function @{name} in the compiled module (it has {have})")
-            params, result = self.signatures[name]
-            address = self.engine.get_function_address(name)
-            self._functions[name] = KernelFunction(self, name, params, result, address)
-        return self._functions[name]
+        if (known := self._functions.get(name)) is not None:
+            return known
+        if name not in self.signatures:
+            have = ", ".join(f"@{n}" for n in self.names) or "none"
+            raise KeyError(f"no function @{name} in the compiled module (it has {have})")
+        params, result = self.signatures[name]
+        address = self.engine.get_function_address(name)
+        if not address:  # calling address 0 would crash the process
+            raise KeyError(f"the compiled module has no code for @{name}")
+        made = self._functions[name] = KernelFunction(self, name, params, result, address)
+        return made
 
     def assembly(self) -> str:
         """The host machine assembly of the optimised module."""
@@ -458,8 +472,11 @@ def load_object(data: bytes, signatures: Mapping[str, Any], *, llvm_ir_text: str
                 optimized_ir: str = "") -> JitModule:
     """A JitModule from an object `JitModule.object_code()` made, compiling nothing.
 
-    `signatures` is `JitModule.signatures` of the module that made it (it pickles).
+    `signatures` is `JitModule.signatures` of the module that made it. Bytes that are not
+    an object file for this machine raise ValueError (LLVM would crash on them).
     """
+    if problem := object_problem(data):
+        raise ValueError(f"not an object file for this machine: {problem}")
     b = _binding()
     with _LOCK:
         tm = _target_machine(3, None, jit=True)
@@ -469,6 +486,33 @@ def load_object(data: bytes, signatures: Mapping[str, Any], *, llvm_ir_text: str
         engine.add_object_file(b.ObjectFileRef.from_data(data))
         engine.finalize_object()
     return JitModule(engine, llvm_ir_text, optimized_ir, dict(signatures), _object=data)
+
+
+# e_machine of ELF objects by the triple's architecture
+_ELF_MACHINES = {"x86_64": 62, "aarch64": 183, "arm64": 183, "riscv64": 243, "ppc64le": 21,
+                 "powerpc64le": 21, "s390x": 22}
+_OTHER_MAGICS = (b"\xcf\xfa\xed\xfe", b"\x64\x86", b"\x64\xaa")  # Mach-O 64, COFF
+
+
+def object_problem(data: bytes) -> str:
+    """Why `data` cannot be a relocatable object MCJIT made on this machine ('' if it
+    can): the format's magic, and for ELF the class, byte order, type, machine and that
+    the section table lies inside the bytes."""
+    if not data.startswith(b"\x7fELF"):
+        return "" if data.startswith(_OTHER_MAGICS) else "no object file magic"
+    if len(data) < 64 or data[4] != 2 or data[5] != 1:
+        return "not a 64-bit little-endian ELF"
+    e_type, e_machine = struct.unpack_from("<HH", data, 16)
+    (e_shoff,) = struct.unpack_from("<Q", data, 40)
+    e_shentsize, e_shnum = struct.unpack_from("<HH", data, 58)
+    want = _ELF_MACHINES.get(host_target().triple.split("-")[0])
+    if e_type != 1:
+        return f"ELF type {e_type}, expected 1 (relocatable)"
+    if want is not None and e_machine != want:
+        return f"ELF machine {e_machine}, expected {want}"
+    if e_shentsize != 64 or e_shoff + e_shnum * e_shentsize > len(data):
+        return "its section table lies outside the file"
+    return ""
 
 
 __all__ = [
@@ -481,6 +525,8 @@ __all__ = [
     "host_target",
     "llvm_ir",
     "load_object",
+    "object_problem",
+    "parameter_of",
     "signature_of",
     "target_description",
 ]
