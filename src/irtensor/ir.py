@@ -8,15 +8,26 @@ as an `IRError` whose text is one line, `file:line:col: error: 'op' ...`.
 from __future__ import annotations
 
 import io
+import struct
+import sys
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, func, llvm, math, memref, scf
-from xdsl.dialects.builtin import Builtin, FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import (
+    Builtin,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Span
 
+from irtensor import shapes
 from irtensor.dialects import HL, KERNEL, LL
 from irtensor.dialects.ocl import OCL
 
@@ -51,7 +62,13 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except (ValueError, OverflowError, struct.error, VerifyException) as e:
+            # xDSL builds attributes as it reads them, and a value they cannot hold (an
+            # integer beyond i64) raises from inside; report it at the op being read.
+            self.raise_error(f"this op cannot be built: {_build_reason(e)}", start.start,
+                             self.pos)
         if not isinstance(op.location, FileLineColLoc):
             _, line, col = start.get_location()
             op.location = FileLineColLoc(StringAttr(self.lexer.input.name), IntAttr(line),
@@ -59,12 +76,31 @@ class LocatingParser(Parser):
         return op
 
 
+def _build_reason(e: Exception) -> str:
+    if isinstance(e, struct.error):
+        return "a number is out of the range of its type"
+    return " ".join(str(e).split()) or type(e).__name__
+
+
 def parse(text: str, ctx: Context | None = None, name: str = "<input>") -> ModuleOp:
     """Parse a module (or a bare list of ops, wrapped in a module); raise IRError on bad text."""
+    parser = LocatingParser(ctx or make_context(), text, name)
     try:
-        return LocatingParser(ctx or make_context(), text, name).parse_module()
+        return parser.parse_module()
     except ParseError as e:
         raise IRError(_parse_message(e, name)) from None
+    except RecursionError:
+        # xDSL's parser recurses once per level of nesting (ops in regions, types in
+        # types); the position is where it ran out of stack.
+        where = parser.pos
+        span = Span(where, where, parser.lexer.input)
+        limit = sys.getrecursionlimit()
+        raise IRError(_parse_message(ParseError(
+            span, f"the input nests too deeply to parse (Python's recursion limit is {limit})"
+        ), name)) from None
+
+
+SHOWN_LINE = 120  # characters of the source line shown under a parse error
 
 
 def _parse_message(e: ParseError, name: str) -> str:
@@ -78,6 +114,9 @@ def _parse_message(e: ParseError, name: str) -> str:
     line_start = span.input.get_start_of_line(span.start)
     line = text[line_start:].split("\n", 1)[0].rstrip("\r")
     column = span.start - line_start
+    if len(line) > SHOWN_LINE:  # a window of a long line, around the error
+        cut = max(column - SHOWN_LINE // 2, 0)
+        line, column = line[cut:cut + SHOWN_LINE], column - cut
     underlined = line[column:column + max(span.end - span.start, 1)].rstrip()
     underline = " " * column + "^" * max(len(underlined), 1)
     return f"{where.file}:{where.line}:{where.col}: error: {e.msg}\n{line}\n{underline}"
@@ -90,10 +129,30 @@ def location(op: Operation) -> str:
     return "<unknown>"
 
 
+def check_types(op: Operation) -> None:
+    """The tensor types an op defines have sizes every stage can handle (see
+    `shapes.check_static`): its results, its regions' arguments, a function's signature."""
+    typed = [(f"result #{i}", r.type) for i, r in enumerate(op.results)]
+    if isinstance(op, func.FuncOp):
+        signature = op.function_type
+        typed += [(f"argument #{i}", t) for i, t in enumerate(signature.inputs.data)]
+        typed += [(f"function result #{i}", t) for i, t in enumerate(signature.outputs.data)]
+    else:
+        typed += [(f"region argument #{a.index}", a.type)
+                  for region in op.regions for block in region.blocks for a in block.args]
+    for what, t in typed:
+        if isinstance(t, TensorType):
+            try:
+                shapes.check_static(t.get_shape())
+            except shapes.ShapeError as e:
+                raise VerifyException(f"{what} has type {t}: {e}") from None
+
+
 def verify(module: Operation) -> None:
     """Verify every op, innermost first; the first failure becomes one IRError line."""
     for op in module.walk():
         try:
+            check_types(op)
             op.verify(verify_nested_ops=False)
         except VerifyException as e:
             # xDSL's constraint errors put their reason on the following lines.

@@ -141,6 +141,13 @@ class Pipeline:
             else:
                 self.passes.append(item)
         self.instrumentation = instrumentation or Instrumentation()
+        for option, names in (("print-ir-before", self.instrumentation.print_ir_before),
+                              ("print-ir-after", self.instrumentation.print_ir_after)):
+            for name in sorted(names):
+                try:
+                    passes.get_pass(name)
+                except passes.PassRegistryError as e:
+                    raise PipelineError(f"{option}: {e}") from None
 
     def __str__(self) -> str:
         return ",".join(str(p.spec()) for p in self.passes)
@@ -151,11 +158,7 @@ class Pipeline:
         report = PipelineReport()
         text = ir.to_text(module, inst.generic)
         if inst.dump_dir is not None:
-            inst.dump_dir.mkdir(parents=True, exist_ok=True)
-            stale = [*inst.dump_dir.glob("[0-9][0-9]-*.mlir"), inst.dump_dir / "reproducer.mlir"]
-            for path in stale:  # a folder holds one run's stages
-                path.unlink(missing_ok=True)
-            (inst.dump_dir / "00-input.mlir").write_text(text)
+            self._start_dump(inst.dump_dir, text)
         outer = trace.current()  # a trace of the caller's (irtensor.Context(trace=True))
         recording = outer or (trace.RewriteTrace()
                               if inst.trace_rewrites or inst.pass_statistics else None)
@@ -187,6 +190,10 @@ class Pipeline:
         start = time.perf_counter()
         try:
             pass_.apply(ctx, module)
+        except passes.PassInputError as e:  # input the pass does not take: no bug
+            self._write_reproducer(text, index)
+            reason = str(e).removeprefix(f"{pass_.name}: ")
+            raise PipelineError(f"pass '{spec}': {reason}") from None
         except Exception as e:
             self._write_reproducer(text, index)
             raise PipelineError(f"pass '{spec}' failed: {type(e).__name__}: {e}") from e
@@ -218,7 +225,7 @@ class Pipeline:
         if chosen and (changed or not inst.print_ir_after_change):
             self._print(f"IR Dump After {spec}", text)
         if inst.dump_dir is not None:
-            (inst.dump_dir / f"{index:02d}-{name}.mlir").write_text(text)
+            write(inst.dump_dir / f"{index:02d}-{name}.mlir", text)
 
     def _print(self, title: str, text: str) -> None:
         self.instrumentation.stream.write(f"// -----// {title} //----- //\n{text}")
@@ -230,7 +237,28 @@ class Pipeline:
             return
         rest = ",".join(str(p.spec()) for p in self.passes[failing_index - 1:])
         header = f"// irtensor-opt reproducer.mlir -p '{rest}'\n"
-        (folder / "reproducer.mlir").write_text(header + text)
+        write(folder / "reproducer.mlir", header + text)
+
+    @staticmethod
+    def _start_dump(folder: Path, text: str) -> None:
+        """Make the stage folder, clear what an earlier run left there, write the input."""
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            stale = [*folder.glob("[0-9][0-9]-*.mlir"), folder / "reproducer.mlir"]
+            for path in stale:  # a folder holds one run's stages
+                path.unlink(missing_ok=True)
+        except OSError as e:
+            why = "it is a file, not a folder" if folder.is_file() else e.strerror
+            raise PipelineError(f"cannot dump stages into {folder}: {why}") from None
+        write(folder / "00-input.mlir", text)
+
+
+def write(path: Path, text: str) -> None:
+    """Write a stage file; a folder that cannot take it is the user's error, by name."""
+    try:
+        path.write_text(text)
+    except OSError as e:
+        raise PipelineError(f"cannot write {path}: {e.strerror}") from None
 
 
 def _count_ops(module: ModuleOp) -> int:

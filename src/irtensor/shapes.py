@@ -55,6 +55,24 @@ def permute(shape: Sequence[int], perm: Sequence[int]) -> Shape:
     return tuple(shape[p] for p in perm)
 
 
+MAX_SIZE = 2**63 - 1  # every lowering indexes and counts elements in int64
+DYNAMIC = -(2**63)  # how xDSL (as MLIR) holds a `?` size
+
+
+def check_static(shape: Sequence[int]) -> None:
+    """Sizes that every stage can index: known (no `?`), not negative, and an element
+    count that int64 holds."""
+    if DYNAMIC in shape:
+        raise ShapeError("dynamic sizes (?) are not supported: every size must be known")
+    for d in shape:
+        if d < 0:
+            raise ShapeError(f"size {d} is negative")
+        if d > MAX_SIZE:
+            raise ShapeError(f"size {d} is larger than 2**63 - 1")
+    if (n := numel(shape)) > MAX_SIZE:
+        raise ShapeError(f"{n} elements are more than int64 counts (2**63 - 1)")
+
+
 def numel(shape: Sequence[int]) -> int:
     n = 1
     for d in shape:
@@ -75,6 +93,9 @@ def reshape(shape: Sequence[int], new: Sequence[int]) -> Shape:
 
 def broadcast_to(shape: Sequence[int], new: Sequence[int]) -> Shape:
     """numpy.broadcast_to: `shape` aligned right, each dim 1 or equal."""
+    if any(d < 0 for d in new):
+        raise ShapeError(f"cannot broadcast {fmt(shape)} to {fmt(new)}: sizes must not be "
+                         "negative")
     if len(shape) > len(new):
         raise ShapeError(f"cannot broadcast {fmt(shape)} to the lower rank {fmt(new)}")
     offset = len(new) - len(shape)

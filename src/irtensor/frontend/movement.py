@@ -27,6 +27,23 @@ def argfix(*x: Any) -> tuple[Any, ...]:
     return tuple(x[0]) if len(x) == 1 and isinstance(x[0], list | tuple) else x
 
 
+def sizes(shape: Sequence[Any], what: str) -> tuple[int, ...]:
+    """The sizes a call was given, as ints (numpy's too), refused at that call when one is
+    not an integer or is negative, or when int64 cannot count their elements."""
+    out = []
+    for d in shape:
+        try:
+            out.append(operator.index(d))
+        except TypeError:
+            raise TypeError(f"{what}: sizes must be integers, got {d!r} "
+                            f"({type(d).__name__}) in {tuple(shape)}") from None
+    try:
+        shapes.check_static(out)
+    except shapes.ShapeError as e:
+        raise ValueError(f"{what}: shape {shapes.fmt(out)}: {e}") from None
+    return tuple(out)
+
+
 class MovementMixin:
     def reshape(self: Tensor, *shape: int) -> Tensor:
         """One size may be -1 (inferred)."""
@@ -66,7 +83,8 @@ class MovementMixin:
         """numpy's broadcast_to; -1 keeps a size."""
         new = argfix(*shape)
         offset = len(new) - self.ndim
-        new = tuple(self.shape[i - offset] if d == -1 else d for i, d in enumerate(new))
+        new = sizes([self.shape[i - offset] if d == -1 and i >= offset else d
+                     for i, d in enumerate(new)], "expand")
         if new == self.shape:
             return self
         return self._new(hl.BroadcastToOp(self._value, new))

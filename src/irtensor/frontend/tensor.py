@@ -9,6 +9,7 @@ this follows tinygrad, and the docstring says so.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -21,9 +22,9 @@ from irtensor import dtypes, shapes
 from irtensor.dialects import hl, ll
 from irtensor.dtypes import DType
 from irtensor.frontend import realize
-from irtensor.frontend.movement import MovementMixin, argfix
+from irtensor.frontend.movement import MovementMixin, argfix, sizes
 from irtensor.frontend.reduce_nn import NNMixin, ReduceMixin
-from irtensor.runtime import buffers
+from irtensor.runtime import buffers, limits
 from irtensor.settings import PipelineLike
 
 Scalar = int | float | bool
@@ -82,8 +83,61 @@ def _forget_uses(op: Operation) -> None:
     op._operand_uses = ()
 
 
+def _check_size(op: Operation, device: str) -> None:
+    """The op's result fits in the device's memory (`irtensor.runtime.limits`)."""
+    t = op.results[0].type
+    assert isinstance(t, TensorType)
+    limits.check_tensor(t, device, f"the result of {op.name}")
+
+
+def _check_draw(shape: Sequence[Any], what: str) -> tuple[int, ...]:
+    """Sizes of values numpy is about to make on the host (8 bytes each: float64 draws,
+    int64 ranges), checked before numpy asks for the memory."""
+    shape = sizes(shape, what)
+    limits.check_host(shapes.numel(shape), 8, f"{what}{shapes.fmt(shape)} (8 bytes a value)")
+    return shape
+
+
 def _kind(d: DType) -> int:
     return 2 if d.is_float else 1 if d.is_int else 0
+
+
+def _infer(array: np.ndarray) -> DType:
+    """Python data: bools, ints as the default int, floats as the default float."""
+    if array.dtype == np.bool_:
+        return dtypes.bool_
+    if np.issubdtype(array.dtype, np.integer):
+        return dtypes.default_int
+    return dtypes.default_float
+
+
+def _known(dtype: np.dtype) -> bool:
+    """One of irtensor's numpy dtypes (bfloat16 is neither 'f' nor any numpy kind)."""
+    try:
+        dtypes.from_numpy(dtype)
+    except TypeError:
+        return False
+    return True
+
+
+def host_array(data: Any, dtype: Any) -> np.ndarray:
+    """The buffer of `Tensor(data, dtype)`: numbers only (bools, integers, reals), and
+    Python integers that fit the dtype asked for (numpy 2 refuses the others)."""
+    array = np.asarray(data)
+    if array.dtype.kind not in "biuf" and not _known(array.dtype):
+        what = "None" if data is None else f"{array.dtype} data"
+        if array.dtype.kind == "O" and data is not None:
+            what = "data numpy holds as objects (None, an int beyond int64, mixed types)"
+        raise TypeError(f"Tensor: {what} is not supported; a tensor holds booleans, "
+                        "integers or real numbers")
+    if isinstance(data, np.ndarray | np.generic):  # numpy data keeps its dtype, as in tinygrad
+        want = dtypes.as_dtype(array.dtype if dtype is None else dtype)
+        return np.array(array, dtype=want.np, order="C")  # a cast, as numpy's astype
+    want = _infer(array) if dtype is None else dtypes.as_dtype(dtype)
+    try:
+        return np.array(data, dtype=want.np, order="C")
+    except OverflowError as e:
+        raise OverflowError(f"Tensor: {e}") from None
 
 
 class Tensor(MovementMixin, ReduceMixin, NNMixin):
@@ -105,23 +159,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         if isinstance(data, Tensor):
             self._value = data.cast(dtype)._value if dtype else data._value
             return
-        array = np.asarray(data)
-        if dtype is not None:
-            want = dtypes.as_dtype(dtype)
-        elif isinstance(data, np.ndarray | np.generic):
-            want = dtypes.as_dtype(array.dtype)  # numpy data keeps its dtype, as in tinygrad
-        else:
-            want = self._infer(array)
-        self._value = realize.buffer_value(np.array(array, dtype=want.np, order="C"))
-
-    @staticmethod
-    def _infer(array: np.ndarray) -> DType:
-        """Python data: bools, ints as the default int, floats as the default float."""
-        if array.dtype == np.bool_:
-            return dtypes.bool_
-        if np.issubdtype(array.dtype, np.integer):
-            return dtypes.default_int
-        return dtypes.default_float
+        self._value = realize.buffer_value(host_array(data, dtype))
 
     # ------------------------------------------------------------------ properties
 
@@ -164,9 +202,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
     def full(shape: int | Sequence[int], fill_value: Scalar, dtype: Any = None,
              device: str | None = None) -> Tensor:
         """A constant: one scalar broadcast to `shape`, stored nowhere."""
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        if any(n < 0 for n in shape):
-            raise ValueError(f"shape {shape}: sizes must not be negative")
+        shape = sizes((shape,) if isinstance(shape, int) else tuple(shape), "Tensor.full")
         d = dtypes.as_dtype(dtype) if dtype is not None else Tensor._scalar_dtype(fill_value)
         value = dtypes.to_numpy(d.element).type(fill_value).item()
         return Tensor._op(ll.ConstOp(value, TensorType(d.element, list(shape))), device)
@@ -190,13 +226,22 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         """A buffer (tinygrad builds it lazily from a cumsum; the result is the same)."""
         if stop is None:
             start, stop = 0, start
+        for name, v in (("start", start), ("stop", stop), ("step", step)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
+                raise TypeError(f"Tensor.arange: {name} must be a finite int or float, "
+                                f"got {v!r}")
+        if step == 0:
+            raise ValueError("Tensor.arange: step must not be zero")
         kind = dtypes.default_float if any(isinstance(v, float) for v in (start, stop, step)) \
             else dtypes.default_int
+        count = max(math.ceil((stop - start) / step), 0)
+        _check_draw((count,), "Tensor.arange")
         return Tensor(np.arange(start, stop, step), dtype or kind, device)
 
     @staticmethod
     def eye(n: int, m: int | None = None, dtype: Any = None, device: str | None = None) -> Tensor:
-        return Tensor(np.eye(n, m), dtype or dtypes.default_float, device)
+        shape = _check_draw((n, n if m is None else m), "Tensor.eye")
+        return Tensor(np.eye(*shape), dtype or dtypes.default_float, device)
 
     @staticmethod
     def manual_seed(seed: int = 0) -> None:
@@ -205,18 +250,20 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
     @staticmethod
     def rand(*shape: int, dtype: Any = None, device: str | None = None) -> Tensor:
         """Uniform in [0, 1), drawn on the host from the `manual_seed` generator."""
-        return Tensor(Tensor._rng.random(argfix(*shape)), dtype or dtypes.default_float, device)
+        shape = _check_draw(argfix(*shape), "Tensor.rand")
+        return Tensor(Tensor._rng.random(shape), dtype or dtypes.default_float, device)
 
     @staticmethod
     def randn(*shape: int, dtype: Any = None, device: str | None = None) -> Tensor:
-        return Tensor(Tensor._rng.standard_normal(argfix(*shape)),
-                      dtype or dtypes.default_float, device)
+        shape = _check_draw(argfix(*shape), "Tensor.randn")
+        return Tensor(Tensor._rng.standard_normal(shape), dtype or dtypes.default_float, device)
 
     @staticmethod
     def uniform(*shape: int, low: float = 0.0, high: float = 1.0, dtype: Any = None,
                 device: str | None = None) -> Tensor:
-        return Tensor(Tensor._rng.uniform(low, high, argfix(*shape)),
-                      dtype or dtypes.default_float, device)
+        shape = _check_draw(argfix(*shape), "Tensor.uniform")
+        return Tensor(Tensor._rng.uniform(low, high, shape), dtype or dtypes.default_float,
+                      device)
 
     def full_like(self, fill_value: Scalar, dtype: Any = None) -> Tensor:
         return Tensor.full(self.shape, fill_value, dtype or self.dtype, self.device)
@@ -240,6 +287,10 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         (a pipeline string, pass objects, registered names) is what a new program runs
         instead of the device's `default-<device>` (see `irtensor.Context`)."""
         tensors = (self, *others)
+        for i, t in enumerate(others):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"realize() takes Tensors to realize with this one; argument "
+                                f"#{i} is {type(t).__name__}")
         values = realize.realize([t._value for t in tensors], self.device, pipeline)
         for t, v in zip(tensors, values, strict=True):
             t._value = v
@@ -291,6 +342,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin):
         except VerifyException as e:
             message = str(e).splitlines()[0]
             raise (TypeError if "element type" in message else ValueError)(message) from None
+        _check_size(op, device or realize.default_device())
         _forget_uses(op)
         return Tensor(op.results[0], device=device)
 

@@ -16,6 +16,7 @@ from irtensor.passes.llvm import convert_to_llvm
 from irtensor.passes.loops import lower_kernels_to_loops
 from irtensor.passes.opencl import lower_to_opencl
 from irtensor.passes.registry import (
+    PassInputError,
     PassRegistryError,
     all_passes,
     all_pipelines,
@@ -43,7 +44,8 @@ register_pipeline("default-llvm", "hl-to-kernel", "what realizing on device llvm
 register_pipeline("default-opencl", "hl-to-kernel", "what realizing on device opencl runs")
 
 __all__ = [
-    "PassRegistryError", "all_passes", "all_pipelines", "conv_to_mul_sum", "convert_to_llvm",
+    "PassInputError", "PassRegistryError", "all_passes", "all_pipelines", "conv_to_mul_sum",
+    "convert_to_llvm",
     "decompose_hlops", "describe", "fold_constants", "fuse", "get_pass", "load_pass_plugin",
     "lower_kernels_to_loops", "lower_to_opencl", "pass_options", "register_pass",
     "register_pipeline", "reorder_loops", "split_reductions",

@@ -41,7 +41,12 @@ _DESCRIPTIONS: dict[str, str] = {}
 
 
 class PassRegistryError(ValueError):
-    """An unknown pass name, a clash of names, or a bad pass class."""
+    """An unknown pass name, a clash of names, a bad pass class, or a plugin that fails."""
+
+
+class PassInputError(ValueError):
+    """A pass refusing IR it does not take (ops of another level, ops it cannot handle):
+    the input's mistake, not the pass's, so a pipeline reports it without a type name."""
 
 
 def register_pass(cls: PassT, description: str | None = None) -> PassT:
@@ -107,7 +112,13 @@ def load_pass_plugin(path: str | Path) -> list[str]:
     if spec is None or spec.loader is None:
         raise PassRegistryError(f"cannot load pass plugin {path}")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # the plugin's own code: report it, as a pass that raises is
+        where = f" (line {e.lineno})" if isinstance(e, SyntaxError) and e.lineno else ""
+        reason = e.msg if isinstance(e, SyntaxError) else str(e)
+        raise PassRegistryError(f"pass plugin {path} failed to load: "
+                                f"{type(e).__name__}{where}: {reason}") from None
     for obj in vars(module).values():
         if (inspect.isclass(obj) and issubclass(obj, ModulePass) and obj is not ModulePass
                 and obj.__module__ == module.__name__ and obj not in _PASSES.values()):

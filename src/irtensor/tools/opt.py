@@ -4,7 +4,8 @@
     irtensor-opt FILE.mlir --run --input a=a.npy
 
 User mistakes (bad IR, unknown passes, inputs that do not fit) print one
-`error:` message on stderr and exit 1, never a Python traceback.
+`irtensor-opt: error:` line on stderr (IR errors: `FILE:LINE:COL: error:` and the
+source line) and exit 1 (2 for a malformed command line), never a Python traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 from xdsl.dialects import func
@@ -20,6 +22,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from irtensor import dtypes, ir, passes
 from irtensor.pipeline import Instrumentation, Pipeline, PipelineError
+from irtensor.runtime import limits
 
 SPLIT_MARKER = "// -----"
 
@@ -28,8 +31,22 @@ class UserError(Exception):
     """A mistake in the command line or its inputs: printed as one message, exit 1."""
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, with its errors as the tool's other errors: one line, no usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def seed(text: str) -> int:
+    """A seed of numpy's generator: a non-negative integer."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="irtensor-opt", description="Read irtensor IR, run passes, print or run it."
     )
     p.add_argument("file", nargs="?", default="-", help="input .mlir file, or - for stdin")
@@ -69,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "llvm-ir, llvm-ir-opt (after LLVM's optimisation), asm, opencl (C)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="an input of --run, by argument name or position")
-    p.add_argument("--seed", type=int, default=0, help="seed of random --run inputs")
+    p.add_argument("--seed", type=seed, default=0, help="seed of random --run inputs")
     return p
 
 
@@ -86,19 +103,20 @@ def list_passes() -> str:
 
 
 def read_input(path: str) -> tuple[str, str]:
-    if path == "-":
-        return sys.stdin.read(), "<stdin>"
+    name = "<stdin>" if path == "-" else path
     try:
-        return Path(path).read_text(), path
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as e:
+        raise UserError(f"{name} is not UTF-8 text (byte 0x{data[e.start]:02x} at offset "
+                        f"{e.start}); irtensor IR is text") from None
 
 
-def process(text: str, name: str, args: argparse.Namespace, line_offset: int = 0) -> str:
-    """Parse, verify, run the pipeline (and --run) on one input; return the text to print."""
-    module = ir.parse("\n" * line_offset + text, name=name)
-    ir.verify(module)
-    instrumentation = Instrumentation(
+def instrumentation(args: argparse.Namespace) -> Instrumentation:
+    return Instrumentation(
         print_ir_after_all=args.print_ir_after_all,
         print_ir_before=frozenset(filter(None, args.print_ir_before.split(","))),
         print_ir_after=frozenset(filter(None, args.print_ir_after.split(","))),
@@ -110,7 +128,13 @@ def process(text: str, name: str, args: argparse.Namespace, line_offset: int = 0
         trace_rewrites=args.trace_rewrites,
         pass_statistics=args.pass_statistics,
     )
-    Pipeline(args.passes, instrumentation).run(module)
+
+
+def process(text: str, name: str, args: argparse.Namespace, line_offset: int = 0) -> str:
+    """Parse, verify, run the pipeline (and --run) on one input; return the text to print."""
+    module = ir.parse("\n" * line_offset + text, name=name)
+    ir.verify(module)
+    Pipeline(args.passes, instrumentation(args)).run(module)
     if args.explain_fusion:
         from irtensor.passes.kernel.explain import explain_fusion
 
@@ -192,6 +216,10 @@ def run_entry(module: ModuleOp, args: argparse.Namespace) -> str:
     from irtensor.interp import run
 
     fn = find_function(module, args.entry)
+    try:
+        limits.check_function(fn, args.device)  # before drawing inputs of that size
+    except limits.TooLargeError as e:
+        raise UserError(f"--run: {e}") from None
     arrays = make_inputs(fn, args.input, args.seed)
     try:
         if args.device in ("llvm", "opencl"):
@@ -226,8 +254,15 @@ def run_compiled(module: ModuleOp, arrays: list[np.ndarray], entry: str,
 
 
 def find_function(module: ModuleOp, name: str) -> func.FuncOp:
+    """The function --run runs: one with a body, taking tensors."""
     for op in module.walk():
         if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            if not op.body.blocks:
+                raise UserError(f"@{name} is a declaration without a body; nothing to run")
+            for i, t in enumerate(op.function_type.inputs.data):
+                if not isinstance(t, TensorType) or not dtypes.is_supported(t.element_type):
+                    raise UserError(f"@{name} argument #{i} has type {t}; --run passes "
+                                    "tensors of f16, bf16, f32, f64, i32, i64 or i1 only")
             return op
     raise UserError(f"no function @{name} to run")
 
@@ -241,7 +276,7 @@ def make_inputs(fn: func.FuncOp, specs: Sequence[str], seed: int) -> list[np.nda
         key, sep, path = spec.partition("=")
         if not sep:
             raise UserError(f"--input {spec}: expected NAME=FILE.npy")
-        index = int(key) if key.isdigit() else names.get(key)
+        index = int(key) if key.isascii() and key.isdigit() else names.get(key)
         if index is None or index >= len(block.args):
             raise UserError(f"--input {spec}: @{fn.sym_name.data} has no argument '{key}'")
         try:
@@ -252,7 +287,7 @@ def make_inputs(fn: func.FuncOp, specs: Sequence[str], seed: int) -> list[np.nda
     arrays = []
     for i, arg in enumerate(block.args):
         t = arg.type
-        assert isinstance(t, TensorType)
+        assert isinstance(t, TensorType)  # find_function took tensor arguments only
         arrays.append(given[i] if i in given else random_array(rng, t))
     return arrays
 
@@ -288,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.list_passes:
             sys.stdout.write(list_passes())
             return 0
-        Pipeline(args.passes)  # reject a bad pipeline before reading any input
+        Pipeline(args.passes, instrumentation(args))  # reject a bad pipeline before any input
         text, name = read_input(args.file)
         chunks = split_chunks(text) if args.split_input_file else [(text, 0)]
         failed = False
@@ -309,15 +344,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def format_error(e: Exception) -> str:
-    """IR errors carry their own `file:line:col: error:` prefix; the rest get `error:`."""
-    return f"{e}\n" if isinstance(e, ir.IRError) else f"error: {e}\n"
+    """IR errors carry their own `file:line:col: error:` prefix; the rest get the tool's."""
+    return f"{e}\n" if isinstance(e, ir.IRError) else f"irtensor-opt: error: {e}\n"
 
 
 def write_output(text: str, path: str) -> None:
     if path == "-":
         sys.stdout.write(text)
-    else:
+        return
+    try:
         Path(path).write_text(text)
+    except OSError as e:
+        raise UserError(f"cannot write {path}: {e.strerror}") from None
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 
-from irtensor import dtypes
+from irtensor import dtypes, ir
 from irtensor.dialects import kernel, ll
 from irtensor.dialects._base import element_of, ints, shape_of
 from irtensor.passes.kernel.kernel_body import BodyBuilder
@@ -45,7 +45,7 @@ from irtensor.passes.kernel.views import (
     dims,
     movement_map,
 )
-from irtensor.passes.registry import register_pass
+from irtensor.passes.registry import PassInputError, register_pass
 
 # Why each kernel fuse made exists: the reason its value must be in memory (a function
 # result, a reduction's input, a value with several consumers...), kept with the kernel op.
@@ -64,10 +64,34 @@ class FusePass(ModulePass):
     name = "fuse"
     recompute_limit: int = 8
 
+    def __post_init__(self) -> None:
+        if self.recompute_limit < 0:
+            raise ValueError(f"recompute-limit must not be negative, got {self.recompute_limit}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if function.body.blocks:
                 Fuser(self.recompute_limit).fuse_function(function)
+
+
+LL_OPS = tuple(ll.LL.operations)
+
+
+class FuseError(PassInputError):
+    """A function holding an op that fuse does not form kernels from."""
+
+
+def check_fusable(function: func.FuncOp) -> None:
+    """Every op of the function is an ll op, a kernel or its return: fuse knows no other."""
+    for op in function.body.block.ops:
+        if isinstance(op, (*LL_OPS, kernel.KernelOp, func.ReturnOp)):
+            continue
+        hint = ("calls are not supported: inline the callee" if isinstance(op, func.CallOp)
+                else "run decompose-hlops (hl-to-ll) first" if op.name.startswith("hl.")
+                else "it forms kernels from ll ops only")
+        where = "" if (at := ir.location(op)) == "<unknown>" else f" at {at}"
+        raise FuseError(f"fuse: cannot fuse '{op.name}' in @{function.sym_name.data}{where}: "
+                        f"{hint}")
 
 
 class Fuser:
@@ -79,6 +103,7 @@ class Fuser:
 
     def fuse_function(self, function: func.FuncOp) -> None:
         block = function.body.block
+        check_fusable(function)
         self.block = block
         for arg in block.args:
             self.nodes[arg] = identity_read(arg)

@@ -230,6 +230,11 @@ class SplitReductions(ModulePass):
     lanes: int = 0
     min_ratio: int = 16
 
+    def __post_init__(self) -> None:
+        for option in ("min_length", "chunks", "lanes", "min_ratio"):
+            if (value := getattr(self, option)) < 0:
+                raise ValueError(f"{option.replace('_', '-')} must not be negative, got {value}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
             if not _accumulates(kernel) or (plan := plan_split(kernel, self)) is None:

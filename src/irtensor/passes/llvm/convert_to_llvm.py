@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     MemRefType,
     ModuleOp,
+    TensorType,
     UnitAttr,
     UnrealizedConversionCastOp,
     i64,
@@ -55,6 +56,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 
+from irtensor import ir
 from irtensor.passes import trace
 from irtensor.passes.llvm.lowering import (
     ARG_TYPES_ATTR,
@@ -215,9 +217,46 @@ def check_llvm_only(module: ModuleOp) -> None:
         raise LLVMLoweringError(f"convert-to-llvm: cannot lower '{op.name}'{where}{_where(op)}")
 
 
+TENSOR_LEVEL = ("hl.", "ll.", "kernel.", "ocl.")
+
+
+def check_loop_level(module: ModuleOp) -> None:
+    """Raise for the first op of a tensor level, else the first on tensors: the pass
+    lowers what lower-kernels-to-loops makes, and would erase such a host function whole."""
+    ops = list(module.walk())
+    found = next((op for op in ops if op.name.startswith(TENSOR_LEVEL)), None)
+    what = "is a tensor-level op"
+    if found is None:
+        found = next((op for op in ops if any(isinstance(t, TensorType) for t in _types(op))),
+                     None)
+        what = "works on tensors"
+    if found is not None:
+        function = found if isinstance(found, func.FuncOp) else _function_of(found)
+        inside = f" in @{function.sym_name.data}" if function not in (None, found) else ""
+        where = "" if (at := ir.location(found)) == "<unknown>" else f" at {at}"
+        raise LLVMLoweringError(
+            f"convert-to-llvm: cannot lower '{found.name}'{inside}{where}: it {what}, and "
+            "this pass lowers loops on memrefs (run hl-to-kernel and lower-kernels-to-loops "
+            "first)")
+
+
+def _types(op: Operation) -> list[Attribute]:
+    if isinstance(op, func.FuncOp):
+        return [*op.function_type.inputs.data, *op.function_type.outputs.data]
+    return [*op.operand_types, *op.result_types]
+
+
+def _function_of(op: Operation) -> func.FuncOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return parent
+
+
 def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: bool = False,
                     alloca_limit: int = 32768, noalias: bool = False) -> None:
     """Lower `module` in place (see the module docstring for the steps)."""
+    check_loop_level(module)
     functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
     for function in functions:
         if kernels_only and KERNEL_ATTR not in function.attributes:
@@ -261,6 +300,10 @@ class ConvertToLLVMPass(ModulePass):
     fast_math: bool = False
     alloca_limit: int = 32768
     noalias: bool = False
+
+    def __post_init__(self) -> None:
+        if self.alloca_limit < 0:
+            raise ValueError(f"alloca-limit must not be negative, got {self.alloca_limit}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         convert_to_llvm(op, kernels_only=self.kernels_only, fast_math=self.fast_math,

@@ -51,6 +51,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from irtensor.passes.registry import PassInputError
+
 PTR = llvm.LLVMPointerType()
 KERNEL_ATTR = "irtensor.kernel"
 ARG_TYPES_ATTR = "irtensor.arg_types"
@@ -60,7 +62,7 @@ WRITTEN_ATTR = "irtensor.written_args"
 NATIVE_FLOATS = (Float16Type, Float32Type, Float64Type)
 
 
-class LLVMLoweringError(ValueError):
+class LLVMLoweringError(PassInputError):
     """IR that convert-to-llvm cannot lower (an op, a type or a layout it does not know)."""
 
 

@@ -411,6 +411,14 @@ class LowerToOpenCLPass(ModulePass):
     work_group_size: int = WORK_GROUP_SIZE
     max_group_outputs: int = MAX_GROUP_OUTPUTS
 
+    def __post_init__(self) -> None:
+        size = self.work_group_size
+        if size < 0 or size & (size - 1):
+            raise ValueError(f"work-group-size must be 0 or a power of two, got {size}")
+        if self.max_group_outputs < 0:
+            raise ValueError("max-group-outputs must not be negative, got "
+                             f"{self.max_group_outputs}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         names = {o.sym_name.data for o in op.ops if isinstance(o, func.FuncOp | ocl.KernelOp)}
         for k, kernel in enumerate([k for k in op.walk() if isinstance(k, KernelOp)]):
