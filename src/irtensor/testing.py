@@ -85,6 +85,11 @@ def random_input(rng: np.random.Generator, t: TensorType, special: float = 0.0) 
     return x
 
 
+# Sizes past the vector width with tails, past split-reductions' 4096, past the 65536
+# points at which the llvm device starts threads.
+BIG_AXES = (5, 7, 9, 16, 17, 33, 64, 100, 257, 4097, 70000)
+
+
 class _Builder:
     """Grows one function body from drawn choices; every op is valid by construction."""
 
@@ -94,9 +99,15 @@ class _Builder:
         self.block = Block()
         self.values: list[SSAValue] = []
 
-    def shape(self) -> tuple[int, ...]:
+    def shape(self, big: float = 0.0) -> tuple[int, ...]:
+        """Small axes; with chance `big`, one axis of a size that makes a device take
+        another path (vector bodies and tails, split reductions, threads)."""
         rank = self.draw(st.integers(0, self.max_rank))
-        return tuple(self.draw(st.integers(0, self.max_dim)) for _ in range(rank))
+        dims = [self.draw(st.integers(0, self.max_dim)) for _ in range(rank)]
+        # drawn so that shrinking (towards 0) leads away from big axes
+        if big > 0 and rank and self.draw(st.integers(0, 99)) >= 100 - round(big * 100):
+            dims[self.draw(st.integers(0, rank - 1))] = self.draw(st.sampled_from(BIG_AXES))
+        return tuple(dims)
 
     def add(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
@@ -406,11 +417,15 @@ def _nn(b: _Builder) -> SSAValue | None:
     """The composite float ops: softmaxes, norms, variance, conv2d and pooling."""
     if (a := b.pick(_is_float)) is None:
         return None
+    kind = b.draw(st.sampled_from(
+        ["softmax", "log_softmax", "layer_norm", "batch_norm", "group_norm", "var", "conv2d",
+         "max_pool2d", "avg_pool2d"]))
+    least = {"softmax": 1, "log_softmax": 1, "batch_norm": 2, "group_norm": 2,
+             "max_pool2d": 2, "avg_pool2d": 2}.get(kind, 0)
+    if len(shape_of(a)) < least:  # reshaped to a rank the op takes
+        rank = b.draw(st.integers(least, max(least, b.max_rank)))
+        a = b.add(hl.ReshapeOp(a, reshape_target(b, shape_of(a), rank)))
     s, rank = shape_of(a), len(shape_of(a))
-    kinds = ["layer_norm", "var", "conv2d"]
-    kinds += ["softmax", "log_softmax"] if rank else []
-    kinds += ["batch_norm", "group_norm", "max_pool2d", "avg_pool2d"] if rank >= 2 else []
-    kind = b.draw(st.sampled_from(kinds))
     if kind in ("softmax", "log_softmax"):
         op = hl.SoftmaxOp if kind == "softmax" else hl.LogSoftmaxOp
         return b.add(op(a, b.draw(st.integers(0, rank - 1))))
@@ -451,6 +466,7 @@ def programs(
     ops: Sequence[str] = ("elementwise", "reduce", "movement"),
     max_results: int = 1,
     special: float = 0.0,
+    big: float = 0.0,
 ) -> Program:
     """Well-typed random `@main` functions in `dialect` ("hl" or "ll"), with inputs.
 
@@ -459,7 +475,8 @@ def programs(
     "linalg", "nn"; `ALL_HL_FAMILIES` names them all). `@main` returns the last
     value and up to `max_results - 1` others (an argument, or one value twice,
     may be among them). `special` is the chance of an input element being an
-    edge value (see `random_input`).
+    edge value (see `random_input`), `big` that of an argument having one big
+    axis (one of `BIG_AXES`).
     """
     if dialect not in ("hl", "ll"):
         raise ValueError(f"dialect must be 'hl' or 'll', got {dialect!r}")
@@ -469,7 +486,7 @@ def programs(
     families = {**FAMILIES, **HL_FAMILIES}
     b = _Builder(draw, dialect, max_rank, max_dim)
     arg_types = [
-        TensorType(draw(st.sampled_from(list(dtypes))), list(b.shape()))
+        TensorType(draw(st.sampled_from(list(dtypes))), list(b.shape(big)))
         for _ in range(draw(st.integers(1, 3)))
     ]
     b.block = Block(arg_types=arg_types)

@@ -69,7 +69,7 @@ PASSED = Outcome("passed")
 
 def strategy(max_ops: int) -> st.SearchStrategy[Program]:
     return programs(dialect="hl", dtypes=dtypes.ELEMENT_TYPES, ops=ALL_HL_FAMILIES,
-                    max_ops=max_ops, max_results=3, special=0.05)
+                    max_ops=max_ops, max_results=3, special=0.05, big=0.1)
 
 
 def run_device(program: Program, device: str) -> list[np.ndarray]:
