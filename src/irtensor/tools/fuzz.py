@@ -145,6 +145,7 @@ class Failure:
     program: Program
     count: int = 1
     shrunk: Program | None = None
+    folder: Path | None = None  # where its reproducer is
 
 
 @dataclass
@@ -155,6 +156,7 @@ class Report:
     kinds: Counter[str] = field(default_factory=Counter)
     failures: dict[tuple[str, ...], Failure] = field(default_factory=dict)
     seconds: float = 0.0
+    shrink: bool = True
 
     @property
     def ok(self) -> bool:
@@ -185,9 +187,10 @@ def explore(n: int, seed: int, max_ops: int, body: Callable[[Program], None],
 
 
 def fuzz(device: str, n: int, seed: int, max_ops: int = 8, shrink: bool = True,
-         progress: int = 0, stream: TextIO = sys.stderr) -> Report:
-    """Check `n` programs on `device`; then shrink the first program of each failure."""
-    report = Report(device, seed)
+         progress: int = 0, stream: TextIO = sys.stderr, out: Path | None = None) -> Report:
+    """Check `n` programs on `device`; then shrink the first program of each failure.
+    With `out`, each new failure is written there as it is found (and again once shrunk)."""
+    report = Report(device, seed, shrink=shrink)
     start = time.perf_counter()
 
     def body(program: Program) -> None:
@@ -197,7 +200,13 @@ def fuzz(device: str, n: int, seed: int, max_ops: int = 8, shrink: bool = True,
             if (known := report.failures.get(outcome.signature)) is not None:
                 known.count += 1
             else:
-                report.failures[outcome.signature] = Failure(outcome, report.generated, program)
+                failure = report.failures[outcome.signature] = Failure(
+                    outcome, report.generated, program)
+                if out is not None:
+                    failure.folder = folder_for(out, len(report.failures), outcome)
+                    mlir, _ = write_reproducer(failure, device, failure.folder)
+                    stream.write(f"new failure at program #{report.generated}: "
+                                 f"{outcome.label}: {mlir}\n")
         report.generated += 1
         if progress and report.generated % progress == 0:
             stream.write(f"{report.generated} programs, {time.perf_counter() - start:.0f} s: "
@@ -274,11 +283,18 @@ def repro_command(device: str, mlir: Path, inputs: Sequence[Path]) -> str:
     return f"irtensor-opt {mlir}{passes} --run --device {device} {given}".rstrip()
 
 
+def folder_for(out: Path, number: int, outcome: Outcome) -> Path:
+    """out/NN-<the signature in letters, digits, dots and dashes>."""
+    return out / f"{number:02d}-{re.sub(r'[^A-Za-z0-9.]+', '-', outcome.label).strip('-')[:60]}"
+
+
 def write_reproducer(failure: Failure, device: str, folder: Path) -> tuple[Path, str]:
     """repro.mlir, its inputs in0.npy ... and the interpreter's results expected0.npy ...;
     returns the .mlir file and the command that runs it."""
     program = failure.shrunk or failure.program
     folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.npy"):  # an earlier, unshrunk version's
+        stale.unlink()
     inputs = []
     for i, x in enumerate(program.inputs):
         np.save(folder / f"in{i}.npy", x)
@@ -318,10 +334,12 @@ def details(report: Report, out: Path) -> str:
     """Per failure: what differed, the shrunk program and its reproducer."""
     text = []
     for number, failure in enumerate(report.failures.values(), start=1):
-        slug = re.sub(r"[^A-Za-z0-9.]+", "-", failure.outcome.label).strip("-")[:60]
-        mlir, command = write_reproducer(failure, report.device, out / f"{number:02d}-{slug}")
+        if failure.folder is None:
+            failure.folder = folder_for(out, number, failure.outcome)
+        mlir, command = write_reproducer(failure, report.device, failure.folder)
         program = failure.shrunk or failure.program
-        state = "shrunk" if failure.shrunk is not None else "as drawn (shrinking lost it)"
+        state = ("shrunk" if failure.shrunk is not None else
+                 "as drawn (shrinking did not reproduce it)" if report.shrink else "as drawn")
         text.append(f"\n--- failure {number}: {failure.outcome.label} ({failure.count} "
                     f"programs, first #{failure.first})\n"
                     f"{check_program(program, report.device).detail or failure.outcome.detail}\n"
@@ -367,7 +385,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f"{why}\n")
             return 2
     report = fuzz(args.device, args.n, args.seed, args.max_ops, not args.no_shrink,
-                  args.progress)
+                  args.progress, out=args.out)
     sys.stdout.write(summary(report))
     if report.failures:
         sys.stdout.write(details(report, args.out))
