@@ -187,9 +187,11 @@ def explore(n: int, seed: int, max_ops: int, body: Callable[[Program], None],
 
 
 def fuzz(device: str, n: int, seed: int, max_ops: int = 8, shrink: bool = True,
-         progress: int = 0, stream: TextIO = sys.stderr, out: Path | None = None) -> Report:
-    """Check `n` programs on `device`; then shrink the first program of each failure.
-    With `out`, each new failure is written there as it is found (and again once shrunk)."""
+         progress: int = 0, stream: TextIO = sys.stderr, out: Path | None = None,
+         shrink_seconds: float = SHRINK_SECONDS) -> Report:
+    """Check `n` programs on `device`; then shrink the first program of each failure for
+    up to `shrink_seconds`. With `out`, each new failure is written there as it is found
+    (and again once shrunk)."""
     report = Report(device, seed, shrink=shrink)
     start = time.perf_counter()
 
@@ -217,12 +219,12 @@ def fuzz(device: str, n: int, seed: int, max_ops: int = 8, shrink: bool = True,
     report.seconds = time.perf_counter() - start
     if shrink:
         for failure in report.failures.values():
-            failure.shrunk = shrunk(failure, device, n, seed, max_ops)
+            failure.shrunk = shrunk(failure, device, n, seed, max_ops, shrink_seconds)
     return report
 
 
 def shrunk(failure: Failure, device: str, n: int, seed: int, max_ops: int,
-           seconds: float = SHRINK_SECONDS) -> Program | None:
+           seconds: float) -> Program | None:
     """The smallest program hypothesis finds in `seconds` that fails as `failure` does,
     pruned. The replay draws what the first run drew, so the programs before the failing
     one are skipped; once time is up every other candidate counts as passing."""
@@ -364,6 +366,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("fuzz-failures"),
                    help="folder for reproducers (default ./fuzz-failures; written on failure)")
     p.add_argument("--no-shrink", action="store_true", help="report failures as drawn")
+    p.add_argument("--shrink-seconds", type=float, default=SHRINK_SECONDS, metavar="S",
+                   help=f"time to shrink each failure (default {SHRINK_SECONDS:g})")
     p.add_argument("--progress", type=int, default=0, metavar="K",
                    help="a line on stderr every K programs")
     return p
@@ -375,8 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for flag, value in (("--n", args.n), ("--max-ops", args.max_ops)):
         if value < 1:
             parser.error(f"{flag} must be at least 1, got {value}")
-    if args.progress < 0:
-        parser.error(f"--progress must be 0 or more, got {args.progress}")
+    if args.progress < 0 or args.shrink_seconds < 0:
+        parser.error("--progress and --shrink-seconds must be 0 or more")
     if args.device == "opencl":
         from irtensor.runtime import opencl_device
 
@@ -385,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f"{why}\n")
             return 2
     report = fuzz(args.device, args.n, args.seed, args.max_ops, not args.no_shrink,
-                  args.progress, out=args.out)
+                  args.progress, out=args.out, shrink_seconds=args.shrink_seconds)
     sys.stdout.write(summary(report))
     if report.failures:
         sys.stdout.write(details(report, args.out))

@@ -3,14 +3,15 @@
 One op's float result may be off by the dtype's `RTOL` (relative, and as much
 absolute near 0), as in the test suite. A program of many ops may be further
 off wherever it is ill-conditioned: there a legitimately different order of
-rounding (a fused kernel, a split reduction) moves the result. How far, the
-program itself tells: it runs again with every float type widened to f64
-(`noise`: how far the interpreter's own answer is from the wide one) and once
-more on inputs nudged by a few ulps (how much the answer moves with its
-inputs). Elements where those runs disagree on NaN, on infinity or, for
-integer and bool results computed from floats, on the value itself are
-`unstable`: a comparison or a cast sits on a rounding boundary there, and no
-answer is wrong. Everywhere else NaN must be where the interpreter has it.
+rounding (a fused kernel, a split reduction, f32 arithmetic for f16) moves
+the result. How far, the program itself tells: it runs again with every float
+type widened to f64, and twice more so with every rounding op's result moved
+by up to `NUDGE_ULPS` ulps of its own type, at random per element (`noise`:
+how far those runs are from each other and from the interpreter). Elements
+where those runs disagree on NaN, on infinity or, for integer and bool results
+computed from floats, on the value itself are `unstable`: a comparison or a
+cast sits on a rounding boundary there, and no answer is wrong. Everywhere
+else NaN must be where the interpreter has it.
 """
 
 from __future__ import annotations
@@ -21,15 +22,21 @@ from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation
 
-from irtensor import interp, ir
+from irtensor import dtypes, interp, ir
+from irtensor.dialects import hl
+from irtensor.dialects._base import element_of
 from irtensor.testing import RTOL
 
 F64 = np.dtype(np.float64)
-NOISE_FACTOR = 4  # a device may round differently from the interpreter by this much more
-NUDGE_ULPS = 4
+NOISE_FACTOR = 2  # a device may round differently from the interpreter by this much more
+NUDGE_ULPS = 2
 NARROW_FLOAT = re.compile(r"(?<=[<x])(?:bf16|f16|f32)(?=>)")
+EXACT_OPS = (hl.NegOp, hl.AbsOp, hl.ReluOp, hl.MaximumOp, hl.MinimumOp, hl.MaxOp, hl.MinOp,
+             hl.MaxPool2dOp, hl.WhereOp, *hl.MOVEMENT_OPS)
 
 
 @dataclass
@@ -50,17 +57,30 @@ def _is_float(dtype: np.dtype) -> bool:
     return dtype in RTOL
 
 
-def nudged(inputs: Sequence[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
-    """Float inputs in f64, each element moved by up to `NUDGE_ULPS` ulps of its own type."""
-    out = []
-    for x in inputs:
-        if not _is_float(x.dtype):
-            out.append(x)
+def rounds(op: Operation) -> bool:
+    """Whether `op` rounds: a float result that is not one of its operands' elements."""
+    return (not isinstance(op, EXACT_OPS) and op.name.startswith("hl.")
+            and len(op.results) == 1 and dtypes.is_float(element_of(op.results[0])))
+
+
+def nudged(module: ModuleOp) -> tuple[ModuleOp, list[float]]:
+    """`module` with each rounding op's result multiplied by a factor that is a new
+    argument of @main (after the others), and the rounding unit of each one's type."""
+    copy = module.clone()
+    main = next(op for op in copy.ops if isinstance(op, func.FuncOp))
+    block, units = main.body.block, []
+    for op in list(block.ops):
+        if not rounds(op):
             continue
-        eps = float(ml_dtypes.finfo(x.dtype).eps)
-        step = rng.uniform(-NUDGE_ULPS, NUDGE_ULPS, x.shape) * eps
-        out.append(np.asarray(x, F64) * (1 + step))
-    return out
+        value = op.results[0]
+        factor = block.insert_arg(value.type, len(block.args))
+        scaled = hl.MulOp(value, factor)
+        block.insert_op_after(scaled, op)
+        value.replace_uses_with_if(scaled.res, lambda use, s=scaled: use.operation is not s)
+        units.append(float(ml_dtypes.finfo(dtypes.to_numpy(element_of(value))).eps))
+    main.function_type = func.FunctionType.from_lists(
+        [a.type for a in block.args], list(main.function_type.outputs.data))
+    return copy, units
 
 
 def _kind(x: np.ndarray) -> np.ndarray:
@@ -68,26 +88,43 @@ def _kind(x: np.ndarray) -> np.ndarray:
     return np.select([np.isnan(x), x == np.inf, x == -np.inf], [1, 2, 3], 0)
 
 
+def _wide_runs(module: ModuleOp, inputs: Sequence[np.ndarray], seed: int
+               ) -> list[list[np.ndarray]]:
+    """The widened program's results, plain and twice nudged."""
+    wide_inputs = [np.asarray(x, F64) if _is_float(x.dtype) else x for x in inputs]
+    runs = [interp.run(widened(module), wide_inputs)]
+    moved, units = nudged(module)
+    moved = widened(moved)
+    rng = np.random.default_rng(seed)
+    factor_types = moved.body.block.first_op.function_type.inputs.data[len(inputs):]  # type: ignore[union-attr]
+    for _ in range(2):
+        factors = []
+        for t, unit in zip(factor_types, units, strict=True):
+            assert isinstance(t, TensorType)
+            shape = tuple(t.get_shape())
+            factors.append(1 + rng.uniform(-NUDGE_ULPS, NUDGE_ULPS, shape) * unit)
+        runs.append(interp.run(moved, [*wide_inputs, *factors]))
+    return runs
+
+
 def expected(module: ModuleOp, inputs: Sequence[np.ndarray], seed: int = 0) -> Expected:
     """The interpreter's results on the hl program, with their noise and unstable elements."""
     values = interp.run(module, list(inputs))
-    wide_module = widened(module)
-    wide_inputs = [np.asarray(x, F64) if _is_float(x.dtype) else x for x in inputs]
     with np.errstate(all="ignore"):
-        wide = interp.run(wide_module, wide_inputs)
-        moved = interp.run(wide_module, nudged(inputs, np.random.default_rng(seed)))
+        runs = _wide_runs(module, inputs, seed)
     noise, unstable = [], []
-    for w, r, m in zip(values, wide, moved, strict=True):
+    for i, w in enumerate(values):
+        others = [np.asarray(run[i]) for run in runs]
         if not _is_float(w.dtype):
-            unstable.append((r != w) | (m != w))
+            unstable.append(np.any([o != w for o in others], axis=0))
             noise.append(np.zeros(w.shape))
             continue
         w64 = np.asarray(w, F64)
         with np.errstate(all="ignore"):  # a wide value may overflow the narrow type
-            rounded = [np.asarray(np.asarray(v).astype(w.dtype), F64) for v in (r, m)]
-        unstable.append((_kind(w64) != _kind(rounded[0])) | (_kind(w64) != _kind(rounded[1])))
-        with np.errstate(all="ignore"):
-            spread = np.maximum(np.abs(w64 - r), np.abs(r - m))
+            rounded = [np.asarray(o.astype(w.dtype), F64) for o in others]
+            spread = np.max([np.abs(w64 - others[0]), *(np.abs(o - others[0])
+                                                          for o in others[1:])], axis=0)
+        unstable.append(np.any([_kind(r) != _kind(w64) for r in rounded], axis=0))
         noise.append(np.where(np.isfinite(spread), spread, 0.0))
     return Expected(values, noise, unstable)
 
