@@ -48,12 +48,6 @@ class Program:
     def __str__(self) -> str:
         return str(self.module)
 
-    def inputs_equal(self, other: Program) -> bool:
-        """The same inputs, bit for bit (NaNs included)."""
-        return len(self.inputs) == len(other.inputs) and all(
-            a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-            for a, b in zip(self.inputs, other.inputs, strict=True))
-
 
 Draw = Callable[[st.SearchStrategy], object]
 

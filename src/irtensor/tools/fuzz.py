@@ -167,6 +167,10 @@ class _Found(Exception):
     """Raised inside the replay to make hypothesis shrink the failure it stands for."""
 
 
+class _OutOfTime(BaseException):
+    """Raised inside the replay when shrinking has had its time."""
+
+
 def explore(n: int, seed: int, max_ops: int, body: Callable[[Program], None],
             shrink: bool = False) -> None:
     """Call `body` on the programs seed `seed` draws, up to `n` of them; with `shrink`, a
@@ -227,7 +231,7 @@ def shrunk(failure: Failure, device: str, n: int, seed: int, max_ops: int,
            seconds: float) -> Program | None:
     """The smallest program hypothesis finds in `seconds` that fails as `failure` does,
     pruned. The replay draws what the first run drew, so the programs before the failing
-    one are skipped; once time is up every other candidate counts as passing."""
+    one are skipped."""
     calls, smallest = 0, []
     deadline = time.perf_counter() + seconds
 
@@ -237,14 +241,14 @@ def shrunk(failure: Failure, device: str, n: int, seed: int, max_ops: int,
         if calls <= failure.first:
             return
         if smallest and time.perf_counter() > deadline:
-            if str(program) == str(smallest[0]) and program.inputs_equal(smallest[0]):
-                raise _Found
-            return
+            raise _OutOfTime
         if check_program(program, device).signature == failure.outcome.signature:
             smallest[:] = [program]
             raise _Found
 
-    with contextlib.suppress(Exception):  # _Found, or hypothesis giving up on a flaky one
+    # _Found (or a flaky failure) ends in an exception hypothesis raises; _OutOfTime is no
+    # Exception, so hypothesis stops at once and lets it through.
+    with contextlib.suppress(Exception, _OutOfTime):
         explore(n, seed, max_ops, body, shrink=True)
     if not smallest:
         return None
