@@ -15,7 +15,7 @@ from hypothesis import settings
 from irtensor import dtypes
 from irtensor.interp import run
 from irtensor.ir import parse
-from irtensor.testing import register_profiles
+from irtensor.testing import RTOL, register_profiles
 
 register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
@@ -62,7 +62,6 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 I32, I64, I1 = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
 FLOATS = [F32, F16, BF16, F64]
 INTS = [I32, I64]
-RTOL = {F64: 1e-12, F32: 2e-6, F16: 2e-3, BF16: 1.6e-2}
 NAN, INF = math.nan, math.inf
 
 

@@ -1,9 +1,11 @@
 """`irtensor demo`: a small MLP and conv net, compiled, checked, and shown at every stage;
-`irtensor bench`: the benchmark suite (`irtensor.bench`).
+`irtensor bench`: the benchmark suite (`irtensor.bench`);
+`irtensor fuzz`: random programs on a device against the interpreter (`tools/fuzz.py`).
 
     irtensor demo              # the walk-through
     irtensor demo --stages     # also print the IR of the MLP at hl, ll, kernel and llvm
     irtensor bench --quick     # every benchmark case at small sizes (see bench/README.md)
+    irtensor fuzz --device llvm --n 200 --seed 0
 """
 
 from __future__ import annotations
@@ -133,6 +135,9 @@ USAGE = """usage: irtensor demo [--stages]      the walk-through
        irtensor viz FILE.mlir -o F.html  every stage, the kernel graph and table as one page
        irtensor bench [--quick] ...    irtensor side by side with numpy, torch, tinygrad
                                        (irtensor bench --help)
+       irtensor fuzz --device D --n N --seed S
+                                       random programs on device D against the interpreter
+                                       (irtensor fuzz --help)
 irtensor-opt is the IR driver."""
 
 
@@ -146,6 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from irtensor.bench import main as bench
 
         return bench(argv[1:])
+    if argv and argv[0] == "fuzz":
+        from irtensor.tools.fuzz import main as fuzz
+
+        return fuzz(argv[1:])
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0

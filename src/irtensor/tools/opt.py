@@ -18,7 +18,8 @@ from typing import NoReturn
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType, bf16
+from xdsl.ir import Attribute
 
 from irtensor import dtypes, ir, passes
 from irtensor.pipeline import Instrumentation, Pipeline, PipelineError
@@ -283,6 +284,7 @@ def make_inputs(fn: func.FuncOp, specs: Sequence[str], seed: int) -> list[np.nda
             given[index] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as e:
             raise UserError(f"--input {spec}: cannot load {path}: {e}") from None
+        given[index] = as_argument_dtype(given[index], block.args[index].type)
     rng = np.random.default_rng(seed)
     arrays = []
     for i, arg in enumerate(block.args):
@@ -290,6 +292,15 @@ def make_inputs(fn: func.FuncOp, specs: Sequence[str], seed: int) -> list[np.nda
         assert isinstance(t, TensorType)  # find_function took tensor arguments only
         arrays.append(given[i] if i in given else random_array(rng, t))
     return arrays
+
+
+def as_argument_dtype(array: np.ndarray, t: Attribute) -> np.ndarray:
+    """numpy saves bfloat16 as raw 2-byte records ('V2'), which load back as such: for a bf16
+    argument those bytes are the values."""
+    element = t.element_type if isinstance(t, TensorType) else None
+    if element is not None and element == bf16 and array.dtype == np.dtype("V2"):
+        return array.view(dtypes.to_numpy(bf16))
+    return array
 
 
 def random_array(rng: np.random.Generator, t: TensorType) -> np.ndarray:
