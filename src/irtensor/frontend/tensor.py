@@ -21,7 +21,12 @@ from irtensor import dtypes, shapes
 from irtensor.dialects import hl, ll
 from irtensor.dtypes import DType
 from irtensor.frontend import realize
+from irtensor.frontend.bitwise import BitwiseMixin, CastMixin
+from irtensor.frontend.creation import CreationMixin, PropertiesMixin
+from irtensor.frontend.einsum import EinsumMixin
+from irtensor.frontend.elementwise import ElementwiseMixin
 from irtensor.frontend.movement import MovementMixin, argfix
+from irtensor.frontend.ops import MoreReduceMixin
 from irtensor.frontend.reduce_nn import NNMixin, ReduceMixin
 from irtensor.runtime import buffers
 
@@ -85,7 +90,8 @@ def _kind(d: DType) -> int:
     return 2 if d.is_float else 1 if d.is_int else 0
 
 
-class Tensor(MovementMixin, ReduceMixin, NNMixin):
+class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin, CreationMixin,
+             PropertiesMixin, MoreReduceMixin, EinsumMixin, CastMixin):
     """A lazy tensor. `Tensor([1, 2, 3])`, `Tensor(np_array)`, `Tensor(2.5)`."""
 
     __slots__ = ("_value", "device")
