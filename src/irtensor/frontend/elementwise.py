@@ -258,10 +258,7 @@ class ElementwiseMixin:
         """Cephes' atan: |x| reduced below tan(pi/8) (single) or 0.66 (double)."""
         ax = self.abs()
         big = ax > 2.414213562373095
-        if _is_f64(self):
-            mid = (ax > 0.66) & ~big
-        else:
-            mid = (ax > 0.4142135623730950) & ~big
+        mid = (ax > (0.66 if _is_f64(self) else 0.4142135623730950)) & ~big
         safe = big.where(ax, 1.0).cast(self.dtype)
         r = big.where(-1 / safe, mid.where((ax - 1) / (ax + 1), ax))
         quarter = self._const(math.pi / 4, self.dtype)  # in the input's precision

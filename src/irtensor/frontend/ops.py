@@ -8,8 +8,11 @@ for floats, as numpy's own pairwise loops).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from irtensor import dtypes
 from irtensor.frontend.movement import normalize_axis
@@ -41,6 +44,19 @@ def axis_last(x: Tensor, axes: tuple[int, ...]) -> Tensor:
     for a in axes:
         n *= x.shape[a]
     return moved.reshape(*[x.shape[i] for i in keep], n)
+
+
+def lowest(x: Tensor, highest: bool = False) -> Tensor:
+    """The identity of max (of min, `highest`) in x's dtype: -inf, the int minimum, False."""
+    d = x.dtype
+    if d.is_float:
+        value: float | int | bool = math.inf if highest else -math.inf
+    elif d.is_bool:
+        value = highest
+    else:
+        info = np.iinfo(d.np)
+        value = int(info.max if highest else info.min)
+    return x._const(value, d)
 
 
 def tree(x: Tensor, combine: str, identity: Scalar) -> Tensor:

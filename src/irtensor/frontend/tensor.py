@@ -25,9 +25,13 @@ from irtensor.frontend.bitwise import BitwiseMixin, CastMixin
 from irtensor.frontend.creation import CreationMixin, PropertiesMixin
 from irtensor.frontend.einsum import EinsumMixin
 from irtensor.frontend.elementwise import ElementwiseMixin
+from irtensor.frontend.indexing import IndexingMixin
 from irtensor.frontend.movement import MovementMixin, argfix
+from irtensor.frontend.nn_ops import NNOpsMixin
 from irtensor.frontend.ops import MoreReduceMixin
 from irtensor.frontend.reduce_nn import NNMixin, ReduceMixin
+from irtensor.frontend.scan import ScanMixin
+from irtensor.frontend.sort import SortMixin
 from irtensor.runtime import buffers
 
 Scalar = int | float | bool
@@ -91,7 +95,8 @@ def _kind(d: DType) -> int:
 
 
 class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin, CreationMixin,
-             PropertiesMixin, MoreReduceMixin, EinsumMixin, CastMixin):
+             PropertiesMixin, MoreReduceMixin, ScanMixin, EinsumMixin, IndexingMixin, SortMixin,
+             NNOpsMixin, CastMixin):
     """A lazy tensor. `Tensor([1, 2, 3])`, `Tensor(np_array)`, `Tensor(2.5)`."""
 
     __slots__ = ("_value", "device")
