@@ -89,7 +89,8 @@ def test_argmax_argmin_first_occurrence_and_nan() -> None:
     x = np.array([[1.0, 3.0, 3.0, -1.0], [np.nan, 2.0, np.nan, 5.0], [-1, -1, -1, -1]], F32)
     outs = realize_all({"max1": T(x).argmax(1), "min1": T(x).argmin(1), "flat": T(x).argmax(),
                         "keep": T(x).argmin(0, keepdim=True), "ints": T(INTS).argmax(2),
-                        "int_min": T(INTS).argmin(), "bool": T(np.array([False, True, True])).argmax(),
+                        "int_min": T(INTS).argmin(),
+                        "bool": T(np.array([False, True, True])).argmax(),
                         "all_keep": T(x).argmax(keepdim=True)})
     check(outs["max1"], np.argmax(x, 1).astype(I32))
     check(outs["min1"], np.argmin(x, 1).astype(I32))

@@ -41,7 +41,7 @@ def _and_ints(a: Tensor, b: Tensor) -> Tensor:
         bit_b = (b // weight) % 2
         out = out + bit_a * bit_b * weight
     top = -(1 << (bits - 1))  # the sign bit's weight in two's complement
-    return out + ((a < 0) & (b < 0)).where(top, 0).cast(a.dtype)
+    return out + ((a < 0) & (b < 0)).where(a._const(top, a.dtype), a._const(0, a.dtype))
 
 
 class BitwiseMixin:
