@@ -58,9 +58,7 @@ def _scatter_ref(x: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray,
         q[dim] = index[p]
         q = tuple(q)
         v = src[p]
-        if reduce is None:
-            out[q] = v
-        elif not include_self and not touched[q]:
+        if reduce is None or (not include_self and not touched[q]):
             out[q] = v
         elif reduce == "sum":
             out[q] += v
