@@ -143,3 +143,37 @@ def test_assign_detach_clone_to_contiguous() -> None:
     moved = (x + 1).to("interp", dtype="int32")
     assert moved.device == "interp" and moved.tolist() == [8, 9]
     assert (x[::-1].contiguous() + 0).tolist() == [8.0, 7.0]
+
+
+FLOAT_EDGES = [0.0, -0.0, 1.0, -1.5, np.inf, -np.inf, np.nan, 3.4e38, -1.17549435e-38, 1e-45,
+               -3e-42, 1.17549435e-38, 0.1, 123456.789, 2.0**-126, 2.0**127]
+DOUBLE_EDGES = [0.0, -0.0, 1.0, -1.5, np.inf, -np.inf, np.nan, 1.7e308, 2.2250738585072014e-308,
+                5e-324, -4e-320, 0.1, 2.0**-1022, 2.0**1023, -123456.789e-200]
+
+
+@pytest.mark.parametrize("fdt,idt,edges", [(F32, I32, FLOAT_EDGES), (F64, I64, DOUBLE_EDGES)],
+                         ids=["32", "64"])
+def test_bitcast_both_ways_matches_numpy_view(fdt: np.dtype, idt: np.dtype,
+                                              edges: list[float]) -> None:
+    f = np.array(edges, fdt)
+    rng = np.random.default_rng(4)
+    info = np.iinfo(idt)
+    i = np.concatenate([rng.integers(info.min, info.max, 40, dtype=idt, endpoint=True),
+                        f.view(idt), np.array([0, -1, info.min, info.max], idt)])
+    outs = realize_all({"bits": T(f).bitcast(idt), "floats": T(i).bitcast(fdt)})
+    check(outs["bits"], f.view(idt))
+    want = i.view(fdt)
+    got = outs["floats"]
+    assert got.dtype == fdt
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    finite = ~np.isnan(want)
+    np.testing.assert_array_equal(got[finite].view(idt), want[finite].view(idt))
+
+
+def test_bitcast_needs_one_size() -> None:
+    x = Tensor([1.0])
+    assert x.bitcast("float32") is x
+    with pytest.raises(TypeError, match="bitcast from float32 to int64"):
+        x.bitcast("int64")
+    with pytest.raises(TypeError, match="bitcast from float16 to int32"):
+        x.half().bitcast("int32")

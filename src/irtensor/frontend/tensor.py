@@ -21,6 +21,7 @@ from irtensor import dtypes, shapes
 from irtensor.dialects import hl, ll
 from irtensor.dtypes import DType
 from irtensor.frontend import realize
+from irtensor.frontend.bitcast import BitcastMixin
 from irtensor.frontend.bitwise import BitwiseMixin, CastMixin
 from irtensor.frontend.creation import CreationMixin, PropertiesMixin
 from irtensor.frontend.einsum import EinsumMixin
@@ -96,7 +97,7 @@ def _kind(d: DType) -> int:
 
 class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin, CreationMixin,
              PropertiesMixin, MoreReduceMixin, ScanMixin, EinsumMixin, IndexingMixin, SortMixin,
-             NNOpsMixin, CastMixin):
+             NNOpsMixin, BitcastMixin, CastMixin):
     """A lazy tensor. `Tensor([1, 2, 3])`, `Tensor(np_array)`, `Tensor(2.5)`."""
 
     __slots__ = ("_value", "device")
