@@ -71,7 +71,12 @@ class EinsumMixin:
     @classmethod
     def einsum(cls: type[Tensor], formula: str, *operands: Tensor | list[Tensor]) -> Tensor:
         """numpy.einsum: 'ij,jk->ik', implicit output (letters used once, sorted), '...'
-        and repeated letters (a diagonal); sizes of 1 broadcast."""
+        and repeated letters (a diagonal); sizes of 1 broadcast.
+
+        >>> a = Tensor([[1, 2], [3, 4]])
+        >>> Tensor.einsum("ij,jk->ik", a, a).tolist(), Tensor.einsum("ii", a).item()
+        ([[7, 10], [15, 22]], 5)
+        """
         tensors: list[Tensor] = list(argfix(*operands))
         terms, out = _parse(formula, [t.ndim for t in tensors])
         pairs = [_distinct(t, term) for t, term in zip(tensors, terms, strict=True)]
@@ -96,7 +101,11 @@ class EinsumMixin:
 
     def rearrange(self: Tensor, formula: str, **sizes: int) -> Tensor:
         """einops' rearrange: 'b (h w) c -> b h w c' with h=2; '...' stands for the
-        axes not named; every name on one side is on the other."""
+        axes not named; every name on one side is on the other.
+
+        >>> Tensor.arange(6).rearrange("(h w) -> w h", h=2).tolist()
+        [[0, 3], [1, 4], [2, 5]]
+        """
         lhs, arrow, rhs = formula.partition("->")
         if not arrow:
             raise ValueError(f"rearrange {formula!r}: expected 'input -> output'")

@@ -119,7 +119,11 @@ class ElementwiseMixin:
         return (self > t).where(t + 1, t)
 
     def round(self: Tensor) -> Tensor:
-        """Half to even, as numpy and torch (0.5 -> 0, 1.5 -> 2, -2.5 -> -2)."""
+        """Half to even, as numpy and torch.
+
+        >>> Tensor([0.5, 1.5, 2.5, -2.5, 2.7]).round().tolist()
+        [0.0, 2.0, 2.0, -2.0, 3.0]
+        """
         if not self.dtype.is_float:
             return self
         t = self.trunc()
@@ -202,7 +206,11 @@ class ElementwiseMixin:
 
     def mod(self: Tensor, other: Tensor | Scalar) -> Tensor:
         """Python's and numpy's %: the remainder has the sign of the divisor; floats
-        too (`%` itself is for ints). x mod 0 is 0 for ints (numpy), NaN for floats."""
+        too (`%` itself is for ints). x mod 0 is 0 for ints (numpy), NaN for floats.
+
+        >>> Tensor([7.5, -7.5]).mod(2).tolist(), Tensor([7.5, -7.5]).fmod(2).tolist()
+        ([1.5, 0.5], [1.5, -1.5])
+        """
         a, b = self._pair(other)
         if a.dtype.is_int:
             return a % b

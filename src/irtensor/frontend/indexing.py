@@ -50,7 +50,11 @@ def _unlast(x: Tensor, d: int) -> Tensor:
 class IndexingMixin:
     def gather(self: Tensor, dim: int, index: Tensor) -> Tensor:
         """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch.gather);
-        index may be smaller than self on the other axes."""
+        index may be smaller than self on the other axes.
+
+        >>> Tensor([[1, 2], [3, 4]]).gather(1, Tensor([[1, 0], [0, 0]])).tolist()
+        [[2, 1], [3, 3]]
+        """
         d = _check_index(self, index, dim, "gather")
         n = self.shape[d]
         x = self.shrink([None if i == d else (0, s) for i, s in enumerate(index.shape)])

@@ -89,7 +89,11 @@ def scan(x: Tensor, axis: int, kind: str) -> Tensor:
 class ScanMixin:
     def cumsum(self: Tensor, axis: int = 0) -> Tensor:
         """Running sum along `axis` (tinygrad's default axis 0; torch's `dim`); bools
-        count as int32, as `sum`."""
+        count as int32, as `sum`.
+
+        >>> Tensor([[1, 2, 3], [4, 5, 6]]).cumsum(1).tolist()
+        [[1, 3, 6], [4, 9, 15]]
+        """
         x = self.cast(dtypes.int32) if self.dtype.is_bool else self
         return scan(x, axis, "sum")
 

@@ -117,7 +117,12 @@ def _sorted(x: Tensor, dim: int, descending: bool, k: int | None) -> tuple[Tenso
 class SortMixin:
     def sort(self: Tensor, dim: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
         """(values, indices) along `dim`, stable; NaN sorts last ascending and first
-        descending. Indices are int32 (torch: int64)."""
+        descending. Indices are int32 (torch: int64).
+
+        >>> values, indices = Tensor([3.0, float("nan"), 1.0, 3.0]).sort()
+        >>> values.tolist(), indices.tolist()
+        ([1.0, 3.0, 3.0, nan], [2, 0, 3, 1])
+        """
         return _sorted(self, dim, descending, None)
 
     def argsort(self: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
