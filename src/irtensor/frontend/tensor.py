@@ -22,8 +22,18 @@ from irtensor import dtypes, shapes
 from irtensor.dialects import hl, ll
 from irtensor.dtypes import DType
 from irtensor.frontend import realize
+from irtensor.frontend.bitcast import BitcastMixin
+from irtensor.frontend.bitwise import BitwiseMixin, CastMixin
+from irtensor.frontend.creation import CreationMixin, PropertiesMixin
+from irtensor.frontend.einsum import EinsumMixin
+from irtensor.frontend.elementwise import ElementwiseMixin
+from irtensor.frontend.indexing import IndexingMixin
 from irtensor.frontend.movement import MovementMixin, argfix, sizes
+from irtensor.frontend.nn_ops import NNOpsMixin
+from irtensor.frontend.ops import MoreReduceMixin
 from irtensor.frontend.reduce_nn import NNMixin, ReduceMixin
+from irtensor.frontend.scan import ScanMixin
+from irtensor.frontend.sort import SortMixin
 from irtensor.runtime import buffers, limits
 from irtensor.settings import PipelineLike
 
@@ -140,7 +150,9 @@ def host_array(data: Any, dtype: Any) -> np.ndarray:
         raise OverflowError(f"Tensor: {e}") from None
 
 
-class Tensor(MovementMixin, ReduceMixin, NNMixin):
+class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin, CreationMixin,
+             PropertiesMixin, MoreReduceMixin, ScanMixin, EinsumMixin, IndexingMixin, SortMixin,
+             NNOpsMixin, BitcastMixin, CastMixin):
     """A lazy tensor. `Tensor([1, 2, 3])`, `Tensor(np_array)`, `Tensor(2.5)`."""
 
     __slots__ = ("_value", "device")

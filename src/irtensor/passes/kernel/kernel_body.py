@@ -93,8 +93,9 @@ class BodyBuilder:
     def constant(self, value: float | int | bool, element: Attribute) -> SSAValue:
         if dtypes.is_float(element):
             value = float(dtypes.to_numpy(element).type(value))
-        elif dtypes.is_int(element):
-            value = int(max(min(value, 2**63 - 1), -(2**63))) if value == value else 0
+        elif dtypes.is_int(element):  # as the interpreter: clamped to the type, NaN is 0
+            bound = 2 ** (element.width.data - 1)  # type: ignore[attr-defined]
+            value = int(max(min(value, bound - 1), -bound)) if value == value else 0
         return self.add(arith.ConstantOp(scalar_attr(value, element), element))
 
     # ------------------------------------------------------------------ indices

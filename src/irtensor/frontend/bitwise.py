@@ -1,0 +1,114 @@
+"""Bitwise ops on integer tensors, shifts and the dtype shorthands (`half()`, `long()`).
+
+`ll` has no bitwise instructions, so `bitwise_and` is composed bit by bit from exact
+integer ops: bit i of x is (x // 2**i) % 2 (floor division and modulo see two's
+complement), the sign bit is x < 0, and the bits are summed back with wrap-around
+multiplication. That is about six ops per bit (32 or 64 bits), fused into the one
+kernel of the expression: exact, but slow next to a native `and`. or and xor follow
+from and: a | b = a + b - (a & b), a ^ b = a + b - 2 (a & b), both exact under
+wrap-around. On bool tensors the three are the logical ops.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irtensor import dtypes
+
+if TYPE_CHECKING:
+    from irtensor.frontend.tensor import Tensor
+
+Scalar = int | float | bool
+
+
+def _bits(d: dtypes.DType) -> int:
+    return 64 if d is dtypes.int64 else 32
+
+
+def _int_pair(x: Tensor, other: Tensor | Scalar, name: str) -> tuple[Tensor, Tensor]:
+    a, b = x._pair(other)
+    if a.dtype.is_float:
+        raise TypeError(f"{name} needs integer or bool tensors, got {a.dtype.name}")
+    return a, b
+
+
+def _and_ints(a: Tensor, b: Tensor) -> Tensor:
+    bits = _bits(a.dtype)
+    out = (a * 0 + b * 0)
+    for i in range(bits - 1):
+        weight = 1 << i
+        bit_a = (a // weight) % 2
+        bit_b = (b // weight) % 2
+        out = out + bit_a * bit_b * weight
+    top = -(1 << (bits - 1))  # the sign bit's weight in two's complement
+    return out + ((a < 0) & (b < 0)).where(a._const(top, a.dtype), a._const(0, a.dtype))
+
+
+class BitwiseMixin:
+    def bitwise_and(self: Tensor, other: Tensor | Scalar) -> Tensor:
+        """Bitwise and of ints (composed bit by bit: see the module), logical and of bools."""
+        a, b = _int_pair(self, other, "bitwise_and")
+        return a & b if a.dtype.is_bool else _and_ints(a, b)
+
+    def bitwise_or(self: Tensor, other: Tensor | Scalar) -> Tensor:
+        a, b = _int_pair(self, other, "bitwise_or")
+        return a | b if a.dtype.is_bool else a + b - _and_ints(a, b)
+
+    def bitwise_xor(self: Tensor, other: Tensor | Scalar) -> Tensor:
+        a, b = _int_pair(self, other, "bitwise_xor")
+        return a ^ b if a.dtype.is_bool else a + b - _and_ints(a, b) * 2
+
+    def bitwise_not(self: Tensor) -> Tensor:
+        """~x = -x - 1 for ints (exact with wrap-around), logical not for bools."""
+        if self.dtype.is_float:
+            raise TypeError(f"bitwise_not needs an integer or bool tensor, got {self.dtype.name}")
+        return self.logical_not() if self.dtype.is_bool else -self - 1
+
+    def _shift_amount(self: Tensor, x: int, name: str) -> int:
+        if not self.dtype.is_int:
+            raise TypeError(f"{name} needs an integer tensor, got {self.dtype.name}")
+        if not isinstance(x, int) or isinstance(x, bool) or x < 0:
+            raise ValueError(f"{name} takes a non-negative int shift, got {x!r}")
+        return x
+
+    def lshift(self: Tensor, x: int) -> Tensor:
+        """x * 2**n with wrap-around; a shift by the width or more gives 0."""
+        n = self._shift_amount(x, "lshift")
+        if n >= _bits(self.dtype):
+            return self.zeros_like()
+        weight = 1 << n
+        if n == _bits(self.dtype) - 1:
+            weight = -weight  # 2**31 wraps to the int32 minimum
+        return self * weight
+
+    def rshift(self: Tensor, x: int) -> Tensor:
+        """Arithmetic shift: x // 2**n (floor, so negative values shift in ones)."""
+        n = self._shift_amount(x, "rshift")
+        if n >= _bits(self.dtype) - 1:
+            return (self < 0).where(-1, 0).cast(self.dtype)
+        return self // (1 << n)
+
+
+class CastMixin:
+    """tinygrad's dtype shorthands; there is no int16 (`short`) in irtensor."""
+
+    def float(self: Tensor) -> Tensor:
+        return self.cast(dtypes.float32)
+
+    def half(self: Tensor) -> Tensor:
+        return self.cast(dtypes.float16)
+
+    def bfloat16(self: Tensor) -> Tensor:
+        return self.cast(dtypes.bfloat16)
+
+    def double(self: Tensor) -> Tensor:
+        return self.cast(dtypes.float64)
+
+    def int(self: Tensor) -> Tensor:
+        return self.cast(dtypes.int32)
+
+    def long(self: Tensor) -> Tensor:
+        return self.cast(dtypes.int64)
+
+    def bool(self: Tensor) -> Tensor:
+        return self.cast(dtypes.bool_)
