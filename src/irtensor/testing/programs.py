@@ -1,4 +1,4 @@
-"""Tools for property-testing irtensor IR with hypothesis.
+"""Random well-typed programs for hypothesis: `programs()` and its op families.
 
 `programs()` draws well-typed random programs in `hl` or `ll` together with
 matching numpy inputs; shapes include size-1 and zero-size axes and rank 0.
@@ -14,21 +14,22 @@ matching numpy inputs; shapes include size-1 and zero-size axes and rank 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import ml_dtypes
 import numpy as np
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
 
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl, ll
 from irtensor.dialects._base import element_of, shape_of
+from irtensor.testing import planting
 
 
 def register_profiles() -> None:
@@ -47,6 +48,14 @@ class Program:
 
     def __str__(self) -> str:
         return str(self.module)
+
+    def __repr__(self) -> str:
+        """The IR text and the inputs' types: what hypothesis prints for a failing example
+        (the shrunk program, readable and short)."""
+        from irtensor import ir
+
+        inputs = ", ".join(f"{a.dtype}{list(a.shape)}" for a in self.inputs)
+        return f"Program(inputs=[{inputs}], ir=\n{ir.to_text(self.module)})"
 
 
 Draw = Callable[[st.SearchStrategy], object]
@@ -92,6 +101,7 @@ class _Builder:
         self.max_rank, self.max_dim = max_rank, max_dim
         self.block = Block()
         self.values: list[SSAValue] = []
+        self.target: str | None = None  # the op being planted (irtensor.testing.planting)
 
     def shape(self, big: float = 0.0) -> tuple[int, ...]:
         """Small axes; with chance `big`, one axis of a size that makes a device take
@@ -116,6 +126,15 @@ class _Builder:
         arg = self.block.insert_arg(t, len(self.block.args))
         self.values.append(arg)
         return arg
+
+    def choose(self, options: Sequence[Any]) -> Any:
+        """One of `options`; while planting (`target` set), the ones that make the target
+        op when there are such (an op class of that name, a kind of op that includes it)."""
+        options = list(options)
+        if self.target is not None:
+            hits = [o for o in options if self.target in _names_of(o)]
+            options = hits or options
+        return self.draw(st.sampled_from(options))
 
     def pick(self, want: Callable[[SSAValue], bool] = lambda v: True) -> SSAValue | None:
         fits = [v for v in self.values if want(v)]
@@ -162,6 +181,26 @@ UNARY_FLOAT_LL = (ll.Exp2Op, ll.Log2Op, ll.SqrtOp, ll.ReciprocalOp, ll.SinOp)
 BINARY_LL = (ll.AddOp, ll.MulOp, ll.MaxOp)
 
 
+# The ops each kind a family draws can make: how `_Builder.choose` steers towards one.
+KIND_OPS: dict[str, set[str]] = {
+    "unary": {c.name for c in (*UNARY_FLOAT_HL, *UNARY_NUMERIC_HL, *UNARY_FLOAT_LL)} | {"ll.neg"},
+    "binary": {c.name for c in (*BINARY_HL, *BINARY_LL)},
+    "compare": {c.name for c in COMPARE_HL} | {"ll.cmplt", "ll.cmpeq"},
+    "where": {"hl.where", "ll.where"}, "cast": {"hl.cast", "ll.cast"},
+    "expand": {"hl.broadcast_to", "ll.expand"}, "shrink": {"hl.slice", "ll.shrink"},
+    "float": {"hl.div", "hl.pow"}, "int": {"hl.idiv", "hl.mod"},
+    "bool": {"hl.and", "hl.or", "hl.xor"}, "not": {"hl.not"},
+}
+
+
+def _names_of(option: object) -> set[str]:
+    if isinstance(option, type) and isinstance(getattr(option, "name", None), str):
+        return {option.name}  # type: ignore[attr-defined]
+    if isinstance(option, str):
+        return KIND_OPS.get(option) or {f"hl.{option}", f"ll.{option}"}
+    return set()
+
+
 def _is_float(v: SSAValue) -> bool:
     return dtypes.is_float(element_of(v))
 
@@ -172,14 +211,14 @@ def _is_numeric(v: SSAValue) -> bool:
 
 def _elementwise(b: _Builder) -> SSAValue | None:
     hl_level = b.dialect == "hl"
-    kind = b.draw(st.sampled_from(["unary", "binary", "compare", "where", "cast"]))
+    kind = b.choose(["unary", "binary", "compare", "where", "cast"])
     if kind == "unary":
         floats = UNARY_FLOAT_HL if hl_level else UNARY_FLOAT_LL
         numeric = UNARY_NUMERIC_HL if hl_level else (ll.NegOp,)
         if (a := b.pick(_is_numeric)) is None:
             return None
         choices = (floats + numeric) if _is_float(a) else numeric
-        return b.add(b.draw(st.sampled_from(choices))(a))
+        return b.add(b.choose(choices)(a))
     if kind in ("binary", "compare"):
         if (a := b.pick(_is_numeric)) is None:
             return None
@@ -188,7 +227,7 @@ def _elementwise(b: _Builder) -> SSAValue | None:
             ops = COMPARE_HL if hl_level else (ll.CmpLtOp, ll.CmpEqOp)
         else:
             ops = BINARY_HL if hl_level else BINARY_LL
-        return b.add(b.draw(st.sampled_from(ops))(a, other))
+        return b.add(b.choose(ops)(a, other))
     if kind == "where":
         if (a := b.pick()) is None:
             return None
@@ -197,7 +236,7 @@ def _elementwise(b: _Builder) -> SSAValue | None:
         return b.add((hl.WhereOp if hl_level else ll.WhereOp)(cond, a, other))
     if (a := b.pick()) is None:
         return None
-    target = b.draw(st.sampled_from([f32, *dtypes.INT_TYPES, dtypes.BOOL_TYPE]))
+    target = b.choose([f32, *dtypes.INT_TYPES, dtypes.BOOL_TYPE])
     return b.add((hl.CastOp if hl_level else ll.CastOp)(a, target))
 
 
@@ -208,9 +247,9 @@ def _reduce(b: _Builder) -> SSAValue | None:
     axes = tuple(sorted(b.draw(st.sets(st.integers(0, max(rank - 1, 0)), max_size=rank))))
     axes = tuple(x for x in axes if x < rank)
     if b.dialect == "ll":
-        return b.add(ll.ReduceOp(b.draw(st.sampled_from(["sum", "max"])), a, axes))
+        return b.add(ll.ReduceOp(b.choose(["sum", "max"]), a, axes))
     ops = [hl.SumOp, hl.MaxOp, hl.MinOp] + ([hl.MeanOp] if _is_float(a) else [])
-    return b.add(b.draw(st.sampled_from(ops))(a, axes, b.draw(st.booleans())))
+    return b.add(b.choose(ops)(a, axes, b.draw(st.booleans())))
 
 
 def _movement(b: _Builder) -> SSAValue | None:
@@ -223,7 +262,7 @@ def _move(b: _Builder, a: SSAValue) -> SSAValue:
     s = shape_of(a)
     rank = len(s)
     hl_level = b.dialect == "hl"
-    kind = b.draw(st.sampled_from(["reshape", "permute", "expand", "pad", "shrink", "flip"]))
+    kind = b.choose(["reshape", "permute", "expand", "pad", "shrink", "flip"])
     if kind == "reshape":
         new = (shapes.numel(s),) if rank != 1 else (1, *s)
         return b.add((hl.ReshapeOp if hl_level else ll.ReshapeOp)(a, new))
@@ -312,14 +351,14 @@ def _broadcasting_partner(b: _Builder, a: SSAValue, want: Callable[[SSAValue], b
 def _arith(b: _Builder) -> SSAValue | None:
     """The elementwise ops `elementwise` leaves out: float division and power, integer
     division and remainder (by zero too), logic, casts to every type, a computed where."""
-    kind = b.draw(st.sampled_from(["float", "int", "bool", "not", "cast", "where"]))
+    kind = b.choose(["float", "int", "bool", "not", "cast", "where"])
     want = {"float": _is_float, "int": _is_int, "bool": _is_bool, "not": _is_bool}
     if (a := b.pick(want.get(kind, lambda v: True))) is None:
         return None
     if kind == "not":
         return b.add(hl.NotOp(a))
     if kind == "cast":
-        return b.add(hl.CastOp(a, b.draw(st.sampled_from(dtypes.ELEMENT_TYPES))))
+        return b.add(hl.CastOp(a, b.choose(dtypes.ELEMENT_TYPES)))
     if kind == "where":
         cond = _broadcasting_partner(b, a, _is_bool)
         if cond is None:
@@ -327,7 +366,7 @@ def _arith(b: _Builder) -> SSAValue | None:
         return b.add(hl.WhereOp(cond, a, b.partner(a, same_shape=False)))
     ops = {"float": (hl.DivOp, hl.PowOp), "int": (hl.IDivOp, hl.ModOp),
            "bool": (hl.AndOp, hl.OrOp, hl.XorOp)}[kind]
-    return b.add(b.draw(st.sampled_from(ops))(a, b.partner(a, same_shape=False)))
+    return b.add(b.choose(ops)(a, b.partner(a, same_shape=False)))
 
 
 PAD_VALUES = (0.0, 1.0, -2.5, math.inf, -math.inf, math.nan)
@@ -338,7 +377,7 @@ def _views(b: _Builder) -> SSAValue | None:
     if (a := b.pick()) is None:
         return None
     s = shape_of(a)
-    kind = b.draw(st.sampled_from(["chain", "reshape", "pad", "concat"]))
+    kind = b.choose(["chain", "reshape", "pad", "concat"])
     if kind == "chain":
         for _ in range(b.draw(st.integers(2, 4))):
             a = _move(b, a)
@@ -348,7 +387,7 @@ def _views(b: _Builder) -> SSAValue | None:
     if kind == "pad":
         low = tuple(b.draw(st.integers(0, 3)) for _ in s)
         high = tuple(b.draw(st.integers(0, 3)) for _ in s)
-        return b.add(hl.PadOp(a, low, high, b.draw(st.sampled_from(PAD_VALUES))))
+        return b.add(hl.PadOp(a, low, high, b.choose(PAD_VALUES)))
     if not s:
         return None
     axis = b.draw(st.integers(0, len(s) - 1))
@@ -366,7 +405,7 @@ def _linalg(b: _Builder) -> SSAValue | None:
     s, element = shape_of(a), element_of(a)
     n = b.draw(st.integers(0, b.max_dim))
     batch = tuple(d if b.draw(st.booleans()) else 1 for d in s[:-2])
-    form = b.draw(st.sampled_from(["vector", "matrix", "batch"]))
+    form = b.choose(["vector", "matrix", "batch"])
     if b.draw(st.booleans()):  # a on the left: the other side contracts over s[-1]
         other = {"vector": (s[-1],), "matrix": (s[-1], n), "batch": (*batch, s[-1], n)}[form]
         lhs, rhs = a, b.fresh(other, element)
@@ -399,7 +438,7 @@ def _conv(b: _Builder, a: SSAValue) -> SSAValue | None:
     if len(shape_of(a)) != 4:
         a = b.add(hl.ReshapeOp(a, reshape_target(b, shape_of(a), rank=4)))
     s = shape_of(a)
-    groups = b.draw(st.sampled_from([g for g in (1, 2, 3) if s[1] % g == 0]))
+    groups = b.choose([g for g in (1, 2, 3) if s[1] % g == 0])
     if (w := _window(b, s[2:], dilate=True)) is None:
         return None
     out = groups * b.draw(st.integers(1, 2))
@@ -411,9 +450,9 @@ def _nn(b: _Builder) -> SSAValue | None:
     """The composite float ops: softmaxes, norms, variance, conv2d and pooling."""
     if (a := b.pick(_is_float)) is None:
         return None
-    kind = b.draw(st.sampled_from(
+    kind = b.choose(
         ["softmax", "log_softmax", "layer_norm", "batch_norm", "group_norm", "var", "conv2d",
-         "max_pool2d", "avg_pool2d"]))
+         "max_pool2d", "avg_pool2d"])
     least = {"softmax": 1, "log_softmax": 1, "batch_norm": 2, "group_norm": 2,
              "max_pool2d": 2, "avg_pool2d": 2}.get(kind, 0)
     if len(shape_of(a)) < least:  # reshaped to a rank the op takes
@@ -429,7 +468,7 @@ def _nn(b: _Builder) -> SSAValue | None:
         return b.add(hl.BatchNormOp(a))
     if kind == "group_norm":
         groups = [g for g in (1, 2, 3, 4) if s[1] % g == 0]
-        return b.add(hl.GroupNormOp(a, b.draw(st.sampled_from(groups))))
+        return b.add(hl.GroupNormOp(a, b.choose(groups)))
     if kind == "var":
         return b.add(hl.VarOp(a, _axes(b, rank), b.draw(st.booleans()),
                               b.draw(st.integers(0, 2))))
@@ -461,6 +500,8 @@ def programs(
     max_results: int = 1,
     special: float = 0.0,
     big: float = 0.0,
+    weights: Mapping[str, float] | None = None,
+    containing: planting.Containing = None,
 ) -> Program:
     """Well-typed random `@main` functions in `dialect` ("hl" or "ll"), with inputs.
 
@@ -470,7 +511,11 @@ def programs(
     value and up to `max_results - 1` others (an argument, or one value twice,
     may be among them). `special` is the chance of an input element being an
     edge value (see `random_input`), `big` that of an argument having one big
-    axis (one of `BIG_AXES`).
+    axis (one of `BIG_AXES`). `weights` weighs the families of `ops` (`{"movement": 3}`:
+    three times as many movement ops; missing families weigh 1). `containing` is what
+    every program must hold (`irtensor.planting`): an op name or a nested pattern such as
+    `"hl.neg(hl.neg)"`, planted in each program; an IR snippet or a predicate on the module,
+    a filter.
     """
     if dialect not in ("hl", "ll"):
         raise ValueError(f"dialect must be 'hl' or 'll', got {dialect!r}")
@@ -485,8 +530,13 @@ def programs(
     ]
     b.block = Block(arg_types=arg_types)
     b.values = list(b.block.args)
+    pattern = planting.check(containing, dialect)
     for _ in range(draw(st.integers(1, max_ops))):
-        families[draw(st.sampled_from(list(ops)))](b)
+        families[planting.weighted_family(draw, ops, weights)](b)
+    if pattern is not None:  # the planted value is returned, so no pass may drop it unseen
+        planted = planting.plant(b, pattern, lambda name: _families_of(name, dialect, ops))
+        b.values.remove(planted)
+        b.values.append(planted)
     results = [b.values[-1]]
     for _ in range(draw(st.integers(0, max_results - 1))):
         results.append(draw(st.sampled_from(b.values)))
@@ -495,81 +545,32 @@ def programs(
     main = func.FuncOp("main", (arg_types, [r.type for r in results]), Region(b.block))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     inputs = [random_input(rng, t, special) for t in arg_types]  # type: ignore[arg-type]
-    return Program(ModuleOp([main]), inputs)
+    module = ModuleOp([main])
+    if pattern is None and containing is not None:
+        from irtensor import ir
+
+        assume(planting.satisfied(containing, module, ir.to_text(module)))
+    return Program(module, inputs)
 
 
-def assert_same_results(
-    got: Sequence[np.ndarray], want: Sequence[np.ndarray], rtol: float = 1e-6, atol: float = 1e-6
-) -> None:
-    """Equal dtypes and shapes; floats close (NaN where NaN), ints and bools exact."""
-    assert len(got) == len(want), f"{len(got)} results, expected {len(want)}"
-    for i, (g, w) in enumerate(zip(got, want, strict=True)):
-        assert g.dtype == w.dtype, f"result #{i}: dtype {g.dtype}, expected {w.dtype}"
-        assert g.shape == w.shape, f"result #{i}: shape {g.shape}, expected {w.shape}"
-        if np.issubdtype(w.dtype, np.integer) or w.dtype == np.bool_:
-            np.testing.assert_array_equal(g, w, err_msg=f"result #{i}")
-        else:
-            g64, w64 = g.astype(np.float64), w.astype(np.float64)
-            np.testing.assert_allclose(g64, w64, rtol=rtol, atol=atol, equal_nan=True,
-                                       err_msg=f"result #{i}")
-
-
-def assert_preserves_semantics(
-    pipeline: str | ModulePass | Sequence[ModulePass | str],
-    module: ModuleOp,
-    inputs: Sequence[np.ndarray],
-    rtol: float = 1e-6,
-    atol: float = 1e-6,
-    fn: str = "main",
-) -> ModuleOp:
-    """Run `pipeline` on a copy of `module`; the interpreter must give the same results.
-
-    Returns the rewritten module. On a mismatch the assertion shows the IR
-    before and after; inside a hypothesis test, hypothesis shrinks the program
-    to the smallest that still fails.
-    """
-    from irtensor import ir
-    from irtensor.interp import run
-    from irtensor.pipeline import Pipeline
-
-    after = module.clone()
-    Pipeline([pipeline] if isinstance(pipeline, ModulePass) else pipeline).run(after)
-    want = run(module, list(inputs), fn=fn)
-    got = run(after, list(inputs), fn=fn)
-    try:
-        assert_same_results(got, want, rtol, atol)
-    except AssertionError as e:
-        raise AssertionError(
-            f"the pipeline changed the results of @{fn}: {e}\n"
-            f"--- IR before ---\n{ir.to_text(module)}--- IR after ---\n{ir.to_text(after)}"
-        ) from None
-    return after
-
-
-def assert_reads_in_bounds(module: ModuleOp) -> int:
-    """Every read of every kernel, at every point of its space where its mask
-    holds, indexes inside its input. Returns how many reads were checked."""
-    from irtensor.dialects.kernel import KernelOp
-    from irtensor.interp.kernel_impls import eval_expr, index_grid, valid_points
-
-    checked = 0
-    for op in module.walk():
-        if not isinstance(op, KernelOp):
-            continue
-        n_body = len(op.body_inputs)
-        full = op.sizes
-        reduced = tuple(1 if d in op.reduction_dims else s for d, s in enumerate(full))
-        for i, (value, access) in enumerate(zip(op.inputs, op.accesses, strict=True)):
-            space = full if i < n_body else reduced
-            grid = index_grid(space)
-            valid = valid_points(access, grid, space)
-            shape = value.type.get_shape()  # type: ignore[attr-defined]
-            for axis, expr in enumerate(access.affine_map.results):
-                index = np.broadcast_to(eval_expr(expr, grid), space)
-                bad = valid & ((index < 0) | (index >= shape[axis]))
-                assert not bad.any(), (
-                    f"kernel @{op.sym_name.data} read #{i} axis {axis}: index "
-                    f"{int(index[bad][0])} outside size {shape[axis]}"
-                )
-            checked += 1
-    return checked
+def _families_of(name: str, dialect: str, ops: Sequence[str]) -> list[Callable]:
+    """The families that can make op `name` (all of `ops` when no table says)."""
+    if name == "ll.const":
+        return [lambda b: b.const(b.shape(), f32)]
+    made_by = {
+        "elementwise": {c.name for c in (*UNARY_FLOAT_HL, *UNARY_NUMERIC_HL, *BINARY_HL,
+                                         *COMPARE_HL, *UNARY_FLOAT_LL, *BINARY_LL)}
+        | {"hl.where", "hl.cast", "ll.neg", "ll.cmplt", "ll.cmpeq", "ll.where", "ll.cast"},
+        "reduce": {"hl.sum", "hl.max", "hl.min", "hl.mean", "ll.reduce"},
+        "movement": {f"{dialect}.{m}" for m in ("reshape", "permute", "broadcast_to", "expand",
+                                                "pad", "slice", "shrink", "flip")},
+        "arith": {"hl.div", "hl.pow", "hl.idiv", "hl.mod", "hl.and", "hl.or", "hl.xor",
+                  "hl.not", "hl.cast", "hl.where"},
+        "views": {"hl.concat", "hl.reshape", "hl.pad"},
+        "linalg": {"hl.matmul"},
+        "nn": {"hl.softmax", "hl.log_softmax", "hl.layer_norm", "hl.batch_norm",
+               "hl.group_norm", "hl.var", "hl.conv2d", "hl.max_pool2d", "hl.avg_pool2d"},
+    }
+    table = {**FAMILIES, **(HL_FAMILIES if dialect == "hl" else {})}
+    found = [table[f] for f, names in made_by.items() if name in names and f in table]
+    return found or [table[f] for f in ops]
