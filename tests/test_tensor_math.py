@@ -87,10 +87,16 @@ def _inputs(low: float, high: float, dtype: np.dtype, name: str) -> np.ndarray:
     return grid.astype(dtype)
 
 
-def _check_unary(dtype: np.dtype, scale: float) -> None:
-    inputs = {name: _inputs(lo, hi, dtype, name) for name, _, _, lo, hi in UNARY}
-    outs = realize_all({name: f(T(inputs[name])) for name, f, _, _, _ in UNARY})
-    for name, _, ref, _, _ in UNARY:
+# one of each way of computing (the half-precision and shape tests compile fewer kernels)
+FAMILIES = {"log10", "log1p", "atan", "asin", "sinh", "atanh", "erf", "round", "logsigmoid",
+            "mish"}
+
+
+def _check_unary(dtype: np.dtype, scale: float, names: set[str] | None = None) -> None:
+    table = [u for u in UNARY if names is None or u[0] in names]
+    inputs = {name: _inputs(lo, hi, dtype, name) for name, _, _, lo, hi in table}
+    outs = realize_all({name: f(T(inputs[name])) for name, f, _, _, _ in table})
+    for name, _, ref, _, _ in table:
         want = ref(inputs[name].astype(F64)).astype(dtype)
         got = outs[name]
         assert got.dtype == dtype, name
@@ -110,7 +116,7 @@ def test_unary_float64_matches_numpy() -> None:
 
 @pytest.mark.parametrize("dtype", [F16, BF16], ids=str)
 def test_unary_half_precision_computes_in_float32_and_rounds_once(dtype: np.dtype) -> None:
-    _check_unary(dtype, 1)
+    _check_unary(dtype, 1, FAMILIES)
 
 
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5,
@@ -165,11 +171,12 @@ def test_int_inputs_compute_as_the_default_float_and_rounding_keeps_ints() -> No
     assert outs["sign"].tolist() == [-1, 0, 1, 1] and outs["square"].tolist() == [9, 0, 4, 49]
 
 
-@pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3)], ids=str)
+@pytest.mark.parametrize("shape", [(), (2, 0, 3)], ids=str)
 def test_empty_and_0d_shapes(shape: tuple[int, ...]) -> None:
     x = Tensor(np.full(shape, 0.25, dtype=F32))
-    outs = realize_all({name: f(x) for name, f, _, _, _ in UNARY})
-    for name, _, ref, _, _ in UNARY:
+    table = [u for u in UNARY if u[0] in FAMILIES]
+    outs = realize_all({name: f(x) for name, f, _, _, _ in table})
+    for name, _, ref, _, _ in table:
         assert outs[name].shape == shape, name
         with np.errstate(invalid="ignore"):  # acosh(0.25) is NaN
             want = np.asarray(ref(np.full(shape, 0.25))).astype(F32)

@@ -65,10 +65,22 @@ def test_sort_by_rank_is_stable_with_nan_last_ascending_first_descending() -> No
 
 
 def test_bitonic_network_sorts_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above RANK_LIMIT (4096 by default; 1 here) the bitonic network runs; 8 elements
-    on each row (no padding) and 5 down the columns (padded to 8)."""
+    """Above RANK_LIMIT (4096 by default; 1 here) the bitonic network runs: 8 elements
+    on each row (no padding), 5 down the columns of the transpose (padded to 8)."""
     monkeypatch.setattr(sort, "RANK_LIMIT", 1)
-    _check_sorts(TIES, realize_all(_sorts(TIES)))
+    cols = np.ascontiguousarray(TIES[:, :5].T)
+    v, i = T(TIES).sort()
+    dv, di = T(TIES).sort(descending=True)
+    v0, i0 = T(cols).sort(0)
+    outs = realize_all({"v": v, "i": i, "dv": dv, "di": di, "v0": v0, "i0": i0})
+    order = np.argsort(TIES, -1, kind="stable")
+    check(outs["i"], order.astype(I32))
+    check(outs["v"], np.take_along_axis(TIES, order, -1))
+    down = _descending(TIES, -1)
+    check(outs["di"], down.astype(I32))
+    check(outs["dv"], np.take_along_axis(TIES, down, -1))
+    check(outs["i0"], np.argsort(cols, 0, kind="stable").astype(I32))
+    check(outs["v0"], np.sort(cols, 0))
 
 
 @pytest.mark.parametrize("dtype", [I32, I64, F64], ids=str)

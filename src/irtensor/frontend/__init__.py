@@ -6,7 +6,8 @@ op, copy-free views), run through the device's pipeline (`realize`), and numpy a
 - `tensor`: the `Tensor` class, creation, elementwise ops, realizing;
 - `movement`: reshape, permute, expand, pad, shrink, flip, indexing (`MovementMixin`);
 - `reduce_nn`: reductions, matmul, conv2d, pools, softmax, norms (`ReduceMixin`, `NNMixin`);
-- `elementwise`, `bitwise`: more math (rounding, inverse trig, erf, fmod), bit ops, casts;
+- `elementwise`, `bitwise`, `bitcast`: more math (rounding, inverse trig, erf, fmod), bit ops,
+  casts, bitcast;
 - `creation`: linspace, random initialisers, properties (`size`, `assign`, `to`);
 - `ops`, `scan`: prod, any/all, argmax, logsumexp, triangles; cumulative scans;
 - `indexing`, `einsum`: gather/scatter, diag, roll, unfold; einsum, rearrange;
