@@ -555,8 +555,9 @@ def programs(
 
 def _families_of(name: str, dialect: str, ops: Sequence[str]) -> list[Callable]:
     """The families that can make op `name` (all of `ops` when no table says)."""
-    if name == "ll.const":
-        return [lambda b: b.const(b.shape(), f32)]
+    if name == "ll.const":  # shaped like a value there is, so that it meets it
+        return [lambda b: b.const(shape_of(v), element_of(v)) if (v := b.pick()) is not None
+                else b.const(b.shape(), f32)]
     made_by = {
         "elementwise": {c.name for c in (*UNARY_FLOAT_HL, *UNARY_NUMERIC_HL, *BINARY_HL,
                                          *COMPARE_HL, *UNARY_FLOAT_LL, *BINARY_LL)}
