@@ -133,7 +133,9 @@ def _unsafe(folder: Path) -> str:
         return f"cannot read it ({e.strerror})"
     if not stat.S_ISDIR(info.st_mode):
         return "it is not a folder"
-    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+    if not hasattr(os, "geteuid"):  # no POSIX owners and modes (Windows): ACLs decide
+        return ""
+    if info.st_uid != os.geteuid():
         return "another user owns it"
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return (f"others may write to it (mode {stat.S_IMODE(info.st_mode):o}; "
