@@ -22,7 +22,7 @@ from irtensor.tools.fuzz_numpy import check_interpreter
 
 # A few hundred programs per device in CI; small programs keep it to about a minute.
 CI_RUNS = [("llvm", 200), ("interp", 200), ("opencl", 100)]
-CI_MAX_OPS = 6
+CI_MAX_OPS = 5
 
 
 @pytest.mark.parametrize(("device", "n"), CI_RUNS, ids=[d for d, _ in CI_RUNS])
