@@ -224,6 +224,16 @@ def test_exit_codes_and_the_irtensor_command(capsys: pytest.CaptureFixture[str])
         assert message in capsys.readouterr().err
 
 
+def test_opencl_without_a_device_is_a_usage_error(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from irtensor.runtime import opencl_device
+
+    monkeypatch.setattr(opencl_device, "unavailable", lambda: "no platforms")
+    assert fuzz.main(["--device", "opencl", "--n", "3"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --device opencl: no OpenCL device builds programs here: no platforms\n")
+
+
 def test_irtensor_opt_reads_bf16_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]
                                         ) -> None:
     (tmp_path / "neg.mlir").write_text("""func.func @main(%x: tensor<2xbf16>) -> tensor<2xbf16> {
