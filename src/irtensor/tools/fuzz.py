@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Region
 
 from irtensor import dtypes, interp, ir
+from irtensor.dialects._base import element_of
 from irtensor.pipeline import Pipeline, PipelineError
 from irtensor.testing import ALL_HL_FAMILIES, Program, programs
 from irtensor.tools.fuzz_compare import Expected, compare, expected
@@ -111,7 +112,8 @@ def check_program(program: Program, device: str) -> Outcome:
         return error_outcome("interpreter", e)
     if problem is not None:
         op, _, types = problem.partition(" on ")
-        return Outcome("interpreter", ("interpreter", op, types.split(":")[0]), problem)
+        elements = sorted(set(re.findall(r"x?([a-z]+\d+)>", types.split(":")[0])))
+        return Outcome("interpreter", ("interpreter", op, ",".join(elements)), problem)
     try:
         got = run_device(program, device)
     except Exception as e:
@@ -122,8 +124,9 @@ def check_program(program: Program, device: str) -> Outcome:
 
 
 def culprit(program: Program, device: str) -> tuple[str, str]:
-    """The first op whose value differs when the device returns every value (and its
-    type), or ("fused", type) when the difference goes away unfused."""
+    """The first op whose value differs when the device returns every value, and its
+    element type (not its shape: one bug, one signature), or ("fused", the results'
+    element types) when the difference goes away unfused."""
     traced, values = returning_everything(program.module)
     everything = Program(traced, program.inputs)
     try:
@@ -134,8 +137,9 @@ def culprit(program: Program, device: str) -> tuple[str, str]:
     for value, g, w, noise, unstable in zip(values, got, want.values, want.noise,
                                             want.unstable, strict=True):
         if compare([g], Expected([w], [noise], [unstable])) is not None:
-            return value.owner.name, str(value.type)  # type: ignore[union-attr]
-    return "fused", str(program.module.body.block.first_op.function_type)  # type: ignore[union-attr]
+            return value.owner.name, str(element_of(value))  # type: ignore[union-attr]
+    returned = program.module.body.block.first_op.body.block.last_op.operands  # type: ignore[union-attr]
+    return "fused", ",".join(sorted({str(element_of(v)) for v in returned}))
 
 
 @dataclass
