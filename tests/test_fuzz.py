@@ -22,24 +22,33 @@ from irtensor.tools.fuzz_numpy import check_interpreter
 
 # A few hundred programs per device in CI; small programs keep it to about a minute.
 CI_RUNS = [("llvm", 200), ("interp", 200), ("opencl", 100)]
-CI_MAX_OPS = 6
+CI_MAX_OPS = 5
 
 
 @pytest.mark.parametrize(("device", "n"), CI_RUNS, ids=[d for d, _ in CI_RUNS])
 def test_generated_programs_agree_with_the_interpreter(device: str, n: int) -> None:
     if device == "opencl" and (why := opencl_unavailable()) is not None:
         pytest.skip(f"no OpenCL device builds programs here: {why}")
-    report = fuzz.fuzz(device, n, seed=0, max_ops=CI_MAX_OPS, shrink=False)
+    report = fuzz.fuzz(fuzz.Config(device, n, seed=0, max_ops=CI_MAX_OPS, shrink=False))
     failures = {f.outcome.label: f.outcome.detail for f in report.failures.values()}
     assert failures == {}
     assert report.generated == n and report.kinds == {"passed": n}
 
 
-def broken_matmul(monkeypatch: pytest.MonkeyPatch) -> None:
-    """decompose-hlops lowers hl.matmul to the negated product."""
-    module = sys.modules[passes.get_pass("decompose-hlops").__module__]
-    right = module.STRUCTURED[hl.MatmulOp]
-    monkeypatch.setitem(module.STRUCTURED, hl.MatmulOp, lambda b, op: b.neg(right(b, op)))
+# A pass plugin that breaks the lowering of hl.matmul: decompose-hlops negates the product.
+BROKEN_MATMUL = """
+import sys
+from irtensor import passes
+from irtensor.dialects import hl
+
+decompose = sys.modules[passes.get_pass("decompose-hlops").__module__]
+right = decompose.STRUCTURED[hl.MatmulOp]
+if not getattr(right, "broken", False):
+    def wrong(b, op):
+        return b.neg(right(b, op))
+    wrong.broken = True
+    decompose.STRUCTURED[hl.MatmulOp] = wrong
+"""
 
 
 def run_opt(command: str, capsys: pytest.CaptureFixture[str]) -> np.ndarray:
@@ -56,9 +65,12 @@ def run_opt(command: str, capsys: pytest.CaptureFixture[str]) -> np.ndarray:
 def test_a_broken_lowering_is_caught_shrunk_and_reproduced(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    broken_matmul(monkeypatch)
+    decompose = sys.modules[passes.get_pass("decompose-hlops").__module__]
+    monkeypatch.setitem(decompose.STRUCTURED, hl.MatmulOp, decompose.STRUCTURED[hl.MatmulOp])
+    plugin = tmp_path / "broken_matmul.py"
+    plugin.write_text(BROKEN_MATMUL)
     argv = ["--device", "interp", "--n", "12", "--seed", "1", "--max-ops", "4",
-            "--shrink-seconds", "3", "--out", str(tmp_path)]
+            "--shrink-seconds", "3", "--load-pass-plugin", str(plugin), "--out", str(tmp_path)]
     assert fuzz.main(argv) == 1
     out = capsys.readouterr().out
     counts = dict(re.findall(r"^  (\w+) +(\d+)", out, re.MULTILINE))
@@ -71,14 +83,51 @@ def test_a_broken_lowering_is_caught_shrunk_and_reproduced(
     assert all(op.results[0].uses for op in ops[:-1])  # pruned: nothing unused is left
     repro = next(tmp_path.glob("*matmul*/repro.mlir"))
     device_command = out.split(f"reproducer: {repro}\n  ")[1].splitlines()[0]
+    assert f"--load-pass-plugin {plugin}" in device_command
     header = repro.read_text().splitlines()
     assert header[1] == f"// {device_command}"
     reference_command = header[2].split(": ", 1)[1].split(" (also")[0]
     wrong, right = run_opt(device_command, capsys), run_opt(reference_command, capsys)
     assert wrong.shape == right.shape and not np.allclose(wrong, right, equal_nan=True)
-    monkeypatch.undo()  # the lowering fixed, the reproducer agrees
-    fixed = run_opt(device_command, capsys)
+    monkeypatch.undo()  # the lowering as it was, the reproducer agrees
+    fixed = run_opt(device_command.replace(f" --load-pass-plugin {plugin}", ""), capsys)
     np.testing.assert_allclose(fixed, right, rtol=1e-2, atol=1e-2, equal_nan=True)
+
+
+# Makes device interp hang on a program with a 7-element input and die on one with 5.
+HANG_OR_DIE = """
+import os, time
+from irtensor import interp
+right = interp.run
+def run(module, inputs, fn="main"):
+    if any(x.size == 7 for x in inputs):
+        time.sleep(60)
+    if any(x.size == 5 for x in inputs):
+        os._exit(3)
+    return right(module, inputs, fn)
+interp.run = run
+"""
+
+
+def test_a_hang_or_a_crash_of_the_device_costs_one_program(tmp_path: Path) -> None:
+    plugin = tmp_path / "hang_or_die.py"
+    plugin.write_text(HANG_OR_DIE)
+
+    def program(n: int) -> Program:
+        text = ("func.func @main(%x: tensor<Nxf32>) -> tensor<Nxf32> {\n"
+                "  %0 = hl.exp %x : tensor<Nxf32>\n  func.return %0 : tensor<Nxf32>\n}")
+        return Program(ir.parse(text.replace("N", str(n))), [np.zeros(n, np.float32)])
+
+    worker = fuzz.Worker("interp", timeout=2.0, plugins=[str(plugin)])
+    try:
+        hung = fuzz.check_program(program(7), worker)
+        assert hung.signature == ("error", "device", "timeout", "")
+        assert hung.detail == "no result after 2 s"
+        died = fuzz.check_program(program(5), worker)
+        assert died.signature == ("error", "device", "crash", "exit status 3")
+        assert fuzz.check_program(program(3), worker) == fuzz.PASSED
+    finally:
+        worker.stop()
 
 
 def test_the_same_seed_draws_the_same_programs() -> None:
@@ -190,7 +239,8 @@ def test_a_crashing_pass_is_an_error_named_by_the_pass(monkeypatch: pytest.Monke
   %0 = hl.exp %x : tensor<2xf32>
   func.return %0 : tensor<2xf32>
 }""")
-    outcome = fuzz.check_program(Program(module, [np.ones(2, np.float32)]), "interp")
+    outcome = fuzz.check_program(Program(module, [np.ones(2, np.float32)]),
+                                 fuzz.in_process("interp"))
     assert outcome.kind == "error"
     assert outcome.signature == ("error", "pipeline", "ValueError", "pass fuse")
     assert outcome.detail == "PipelineError: pass 'fuse' failed: ValueError: no"
@@ -222,6 +272,16 @@ def test_exit_codes_and_the_irtensor_command(capsys: pytest.CaptureFixture[str])
             fuzz.main(bad)
         assert e.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_opencl_without_a_device_is_a_usage_error(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from irtensor.runtime import opencl_device
+
+    monkeypatch.setattr(opencl_device, "unavailable", lambda: "no platforms")
+    assert fuzz.main(["--device", "opencl", "--n", "3"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --device opencl: no OpenCL device builds programs here: no platforms\n")
 
 
 def test_irtensor_opt_reads_bf16_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]

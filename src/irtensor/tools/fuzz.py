@@ -41,13 +41,16 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Region
 
 from irtensor import dtypes, interp, ir
+from irtensor.dialects._base import element_of
 from irtensor.pipeline import Pipeline, PipelineError
 from irtensor.testing import ALL_HL_FAMILIES, Program, programs
 from irtensor.tools.fuzz_compare import Expected, compare, expected
 from irtensor.tools.fuzz_numpy import check_interpreter, returning_everything
+from irtensor.tools.fuzz_worker import DeviceFailure, Worker
 
 DEVICES = ("interp", "llvm", "opencl")
 SHRINK_SECONDS = 60.0  # per failure; then the smallest program found so far
+TIMEOUT = 60.0  # per device run; programs take well under a second
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,15 @@ def error_outcome(stage: str, e: BaseException) -> Outcome:
                    f"{type(e).__name__}: {message}")
 
 
-def check_program(program: Program, device: str) -> Outcome:
+Runner = Callable[[Program], list[np.ndarray]]
+
+
+def in_process(device: str) -> Runner:
+    return lambda program: run_device(program, device)
+
+
+def check_program(program: Program, run: Runner) -> Outcome:
+    """What `program` does when `run` runs it (`in_process`, or a `Worker`)."""
     try:
         ir.verify(program.module)
     except ir.IRError as e:
@@ -111,31 +122,52 @@ def check_program(program: Program, device: str) -> Outcome:
         return error_outcome("interpreter", e)
     if problem is not None:
         op, _, types = problem.partition(" on ")
-        return Outcome("interpreter", ("interpreter", op, types.split(":")[0]), problem)
+        elements = sorted(set(re.findall(r"x?([a-z]+\d+)>", types.split(":")[0])))
+        return Outcome("interpreter", ("interpreter", op, ",".join(elements)), problem)
     try:
-        got = run_device(program, device)
+        got = run(program)
+    except DeviceFailure as e:
+        return e.outcome  # type: ignore[no-any-return]
     except Exception as e:
         return error_outcome("pipeline" if isinstance(e, PipelineError) else "device", e)
     if (problem := compare(got, want)) is not None:
-        return Outcome("mismatch", ("mismatch", *culprit(program, device)), problem)
+        return Outcome("mismatch", ("mismatch", *culprit(program, run)), problem)
     return PASSED
 
 
-def culprit(program: Program, device: str) -> tuple[str, str]:
-    """The first op whose value differs when the device returns every value (and its
-    type), or ("fused", type) when the difference goes away unfused."""
+def culprit(program: Program, run: Runner) -> tuple[str, str]:
+    """The first op whose value differs when the device returns every value, and its
+    element type (not its shape: one bug, one signature), or ("fused", the results'
+    element types) when the difference goes away unfused."""
     traced, values = returning_everything(program.module)
     everything = Program(traced, program.inputs)
     try:
         want: Expected = expected(traced, program.inputs)
-        got = run_device(everything, device)
+        got = run(everything)
     except Exception:
         return "unknown", ""
     for value, g, w, noise, unstable in zip(values, got, want.values, want.noise,
                                             want.unstable, strict=True):
         if compare([g], Expected([w], [noise], [unstable])) is not None:
-            return value.owner.name, str(value.type)  # type: ignore[union-attr]
-    return "fused", str(program.module.body.block.first_op.function_type)  # type: ignore[union-attr]
+            return value.owner.name, str(element_of(value))  # type: ignore[union-attr]
+    returned = program.module.body.block.first_op.body.block.last_op.operands  # type: ignore[union-attr]
+    return "fused", ",".join(sorted({str(element_of(v)) for v in returned}))
+
+
+@dataclass
+class Config:
+    """One fuzzing run. `timeout` 0 runs the device in this process (no `Worker`)."""
+
+    device: str = "llvm"
+    n: int = 100
+    seed: int = 0
+    max_ops: int = 8
+    shrink: bool = True
+    shrink_seconds: float = SHRINK_SECONDS
+    timeout: float = TIMEOUT
+    plugins: tuple[str, ...] = ()
+    progress: int = 0
+    out: Path | None = None
 
 
 @dataclass
@@ -145,18 +177,17 @@ class Failure:
     program: Program
     count: int = 1
     shrunk: Program | None = None
+    shrunk_outcome: Outcome | None = None
     folder: Path | None = None  # where its reproducer is
 
 
 @dataclass
 class Report:
-    device: str
-    seed: int
+    config: Config
     generated: int = 0
     kinds: Counter[str] = field(default_factory=Counter)
     failures: dict[tuple[str, ...], Failure] = field(default_factory=dict)
     seconds: float = 0.0
-    shrink: bool = True
 
     @property
     def ok(self) -> bool:
@@ -190,50 +221,56 @@ def explore(n: int, seed: int, max_ops: int, body: Callable[[Program], None],
         run()
 
 
-def fuzz(device: str, n: int, seed: int, max_ops: int = 8, shrink: bool = True,
-         progress: int = 0, stream: TextIO = sys.stderr, out: Path | None = None,
-         shrink_seconds: float = SHRINK_SECONDS) -> Report:
-    """Check `n` programs on `device`; then shrink the first program of each failure for
-    up to `shrink_seconds`. With `out`, each new failure is written there as it is found
-    (and again once shrunk)."""
-    report = Report(device, seed, shrink=shrink)
+def fuzz(config: Config, stream: TextIO = sys.stderr) -> Report:
+    """Check `config.n` programs; then shrink the first program of each failure. With
+    `config.out`, each new failure is written there as it is found (and again once
+    shrunk)."""
+    from irtensor.tools.fuzz_report import folder_for, write_reproducer
+
+    report = Report(config)
     start = time.perf_counter()
+    worker = Worker(config.device, config.timeout, config.plugins) if config.timeout else None
+    run = worker or in_process(config.device)
 
     def body(program: Program) -> None:
-        outcome = check_program(program, device)
+        outcome = check_program(program, run)
         report.kinds[outcome.kind] += 1
-        if outcome.kind != "passed":
-            if (known := report.failures.get(outcome.signature)) is not None:
-                known.count += 1
-            else:
-                failure = report.failures[outcome.signature] = Failure(
-                    outcome, report.generated, program)
-                if out is not None:
-                    failure.folder = folder_for(out, len(report.failures), outcome)
-                    mlir, _ = write_reproducer(failure, device, failure.folder)
-                    stream.write(f"new failure at program #{report.generated}: "
-                                 f"{outcome.label}: {mlir}\n")
+        if (known := report.failures.get(outcome.signature)) is not None:
+            known.count += 1
+        elif outcome.kind != "passed":
+            failure = report.failures[outcome.signature] = Failure(
+                outcome, report.generated, program)
+            if config.out is not None:
+                failure.folder = folder_for(config.out, len(report.failures), outcome)
+                mlir, _ = write_reproducer(failure, config, failure.folder)
+                stream.write(f"new failure at program #{report.generated}: "
+                             f"{outcome.label}: {mlir}\n")
         report.generated += 1
-        if progress and report.generated % progress == 0:
+        if config.progress and report.generated % config.progress == 0:
             stream.write(f"{report.generated} programs, {time.perf_counter() - start:.0f} s: "
                          f"{dict(report.kinds)}\n")
             stream.flush()
 
-    explore(n, seed, max_ops, body)
-    report.seconds = time.perf_counter() - start
-    if shrink:
-        for failure in report.failures.values():
-            failure.shrunk = shrunk(failure, device, n, seed, max_ops, shrink_seconds)
+    try:
+        explore(config.n, config.seed, config.max_ops, body)
+        report.seconds = time.perf_counter() - start
+        for failure in report.failures.values() if config.shrink else ():
+            shrink(failure, config, run)
+    finally:
+        if worker is not None:
+            worker.stop()
     return report
 
 
-def shrunk(failure: Failure, device: str, n: int, seed: int, max_ops: int,
-           seconds: float) -> Program | None:
-    """The smallest program hypothesis finds in `seconds` that fails as `failure` does,
-    pruned. The replay draws what the first run drew, so the programs before the failing
-    one are skipped."""
+def shrink(failure: Failure, config: Config, run: Runner) -> None:
+    """Set `failure.shrunk` to the smallest program hypothesis finds in
+    `config.shrink_seconds` that fails as `failure` does, pruned. The replay draws what
+    the first run drew, so the programs before the failing one are skipped. A hang is
+    not shrunk: each try would take the whole timeout."""
+    if failure.outcome.signature[:3] == ("error", "device", "timeout"):
+        return
     calls, smallest = 0, []
-    deadline = time.perf_counter() + seconds
+    deadline = time.perf_counter() + config.shrink_seconds
 
     def body(program: Program) -> None:
         nonlocal calls
@@ -242,19 +279,20 @@ def shrunk(failure: Failure, device: str, n: int, seed: int, max_ops: int,
             return
         if smallest and time.perf_counter() > deadline:
             raise _OutOfTime
-        if check_program(program, device).signature == failure.outcome.signature:
-            smallest[:] = [program]
+        outcome = check_program(program, run)
+        if outcome.signature == failure.outcome.signature:
+            smallest[:] = [program, outcome]
             raise _Found
 
     # _Found (or a flaky failure) ends in an exception hypothesis raises; _OutOfTime is no
     # Exception, so hypothesis stops at once and lets it through.
     with contextlib.suppress(Exception, _OutOfTime):
-        explore(n, seed, max_ops, body, shrink=True)
-    if not smallest:
-        return None
-    pruned = prune(smallest[0])
-    return pruned if check_program(pruned, device).signature == failure.outcome.signature \
-        else smallest[0]
+        explore(config.n, config.seed, config.max_ops, body, shrink=True)
+    if smallest:
+        pruned = prune(smallest[0])
+        outcome = check_program(pruned, run)
+        failure.shrunk, failure.shrunk_outcome = ((pruned, outcome) if outcome.signature ==
+                                                  failure.outcome.signature else smallest)
 
 
 def prune(program: Program) -> Program:
@@ -278,82 +316,6 @@ def prune(program: Program) -> Program:
     return Program(ModuleOp([main]), inputs)
 
 
-# --------------------------------------------------------------------------- reproducers
-
-
-def repro_command(device: str, mlir: Path, inputs: Sequence[Path]) -> str:
-    """The irtensor-opt line that runs the reproducer on `device` (on interp, through the
-    kernels it runs: irtensor-opt's plain --run interprets the hl program itself)."""
-    passes = " -p default-interp" if device == "interp" else ""
-    given = " ".join(f"--input {i}={path}" for i, path in enumerate(inputs))
-    return f"irtensor-opt {mlir}{passes} --run --device {device} {given}".rstrip()
-
-
-def folder_for(out: Path, number: int, outcome: Outcome) -> Path:
-    """out/NN-<the signature in letters, digits, dots and dashes>."""
-    return out / f"{number:02d}-{re.sub(r'[^A-Za-z0-9.]+', '-', outcome.label).strip('-')[:60]}"
-
-
-def write_reproducer(failure: Failure, device: str, folder: Path) -> tuple[Path, str]:
-    """repro.mlir, its inputs in0.npy ... and the interpreter's results expected0.npy ...;
-    returns the .mlir file and the command that runs it."""
-    program = failure.shrunk or failure.program
-    folder.mkdir(parents=True, exist_ok=True)
-    for stale in folder.glob("*.npy"):  # an earlier, unshrunk version's
-        stale.unlink()
-    inputs = []
-    for i, x in enumerate(program.inputs):
-        np.save(folder / f"in{i}.npy", x)
-        inputs.append(folder / f"in{i}.npy")
-    try:
-        for i, r in enumerate(interp.run(program.module, list(program.inputs))):
-            np.save(folder / f"expected{i}.npy", r)
-    except Exception:
-        pass  # the interpreter's own failure is what reproduces
-    mlir = folder / "repro.mlir"
-    command = repro_command(device, mlir, inputs)
-    header = (f"// {failure.outcome.label}: {failure.outcome.detail}\n"
-              f"// {command}\n"
-              f"// The interpreter's results: irtensor-opt {mlir} --run "
-              f"{' '.join(f'--input {i}={p}' for i, p in enumerate(inputs))} "
-              f"(also in expected*.npy)\n")
-    mlir.write_text(header + ir.to_text(program.module))
-    return mlir, command
-
-
-def summary(report: Report) -> str:
-    k = report.kinds
-    lines = [f"irtensor fuzz: device {report.device}, seed {report.seed}: {report.generated} "
-             f"programs in {report.seconds:.1f} s",
-             f"  generated     {report.generated}",
-             f"  passed        {k['passed']}",
-             f"  mismatched    {k['mismatch']}",
-             f"  interpreter   {k['interpreter']}  (the interpreter against numpy in float64)",
-             f"  errors        {k['error']}"]
-    for failure in sorted(report.failures.values(), key=lambda f: (f.outcome.kind, -f.count)):
-        lines.append(f"    {failure.count:5d}  {failure.outcome.label}  (first: program "
-                     f"#{failure.first})")
-    return "\n".join(lines) + "\n"
-
-
-def details(report: Report, out: Path) -> str:
-    """Per failure: what differed, the shrunk program and its reproducer."""
-    text = []
-    for number, failure in enumerate(report.failures.values(), start=1):
-        if failure.folder is None:
-            failure.folder = folder_for(out, number, failure.outcome)
-        mlir, command = write_reproducer(failure, report.device, failure.folder)
-        program = failure.shrunk or failure.program
-        state = ("shrunk" if failure.shrunk is not None else
-                 "as drawn (shrinking did not reproduce it)" if report.shrink else "as drawn")
-        text.append(f"\n--- failure {number}: {failure.outcome.label} ({failure.count} "
-                    f"programs, first #{failure.first})\n"
-                    f"{check_program(program, report.device).detail or failure.outcome.detail}\n"
-                    f"program, {state}:\n{ir.to_text(program.module)}"
-                    f"reproducer: {mlir}\n  {command}\n")
-    return "".join(text)
-
-
 # --------------------------------------------------------------------------- command line
 
 
@@ -372,31 +334,54 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-shrink", action="store_true", help="report failures as drawn")
     p.add_argument("--shrink-seconds", type=float, default=SHRINK_SECONDS, metavar="S",
                    help=f"time to shrink each failure (default {SHRINK_SECONDS:g})")
+    p.add_argument("--timeout", type=float, default=TIMEOUT, metavar="S",
+                   help=f"seconds a device run may take (default {TIMEOUT:g}); 0 runs the "
+                        "device in this process, without a timeout")
+    p.add_argument("--load-pass-plugin", action="append", default=[], metavar="FILE.py",
+                   help="import a Python file first, here and where the device runs")
     p.add_argument("--progress", type=int, default=0, metavar="K",
                    help="a line on stderr every K programs")
     return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse_config(argv: Sequence[str] | None) -> Config:
     parser = build_parser()
     args = parser.parse_args(argv)
     for flag, value in (("--n", args.n), ("--max-ops", args.max_ops)):
         if value < 1:
             parser.error(f"{flag} must be at least 1, got {value}")
-    if args.progress < 0 or args.shrink_seconds < 0:
-        parser.error("--progress and --shrink-seconds must be 0 or more")
-    if args.device == "opencl":
+    for flag, value in (("--progress", args.progress), ("--timeout", args.timeout),
+                        ("--shrink-seconds", args.shrink_seconds)):
+        if value < 0:
+            parser.error(f"{flag} must be 0 or more, got {value:g}")
+    return Config(args.device, args.n, args.seed, args.max_ops, not args.no_shrink,
+                  args.shrink_seconds, args.timeout,
+                  tuple(str(Path(p).resolve()) for p in args.load_pass_plugin), args.progress,
+                  args.out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from irtensor import passes
+    from irtensor.tools.fuzz_report import details, summary
+
+    config = parse_config(argv)
+    try:
+        for plugin in config.plugins:
+            passes.load_pass_plugin(plugin)
+    except passes.PassRegistryError as e:
+        sys.stderr.write(f"error: {e}\n")
+        return 2
+    if config.device == "opencl":
         from irtensor.runtime import opencl_device
 
         if (why := opencl_device.unavailable()) is not None:
             sys.stderr.write(f"error: --device opencl: no OpenCL device builds programs here: "
                              f"{why}\n")
             return 2
-    report = fuzz(args.device, args.n, args.seed, args.max_ops, not args.no_shrink,
-                  args.progress, out=args.out, shrink_seconds=args.shrink_seconds)
+    report = fuzz(config)
     sys.stdout.write(summary(report))
     if report.failures:
-        sys.stdout.write(details(report, args.out))
+        sys.stdout.write(details(report, config.out or Path("fuzz-failures")))
     sys.stdout.flush()
     return 0 if report.ok else 1
 
