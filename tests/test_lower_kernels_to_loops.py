@@ -374,10 +374,10 @@ def test_pad_values_convert_like_the_interpreter() -> None:
     func.func @main(%x: tensor<2x2xi32>, %b: tensor<2xi1>, %f: tensor<0x2xf32>)
         -> (tensor<4x2xi32>, tensor<3xi1>, tensor<2x2xf32>, tensor<2x4xi32>) {
       %p = hl.pad %x low [1, 0] high [1, 0] value -inf : tensor<2x2xi32> -> tensor<4x2xi32>
-      %q = hl.pad %b low [1] high [0] value 0.5 : tensor<2xi1> -> tensor<3xi1>
+      %q = hl.pad %b low [1] high [0] value inf : tensor<2xi1> -> tensor<3xi1>
       %r = hl.pad %f low [1, 0] high [1, 0] value nan : tensor<0x2xf32> -> tensor<2x2xf32>
       %e = hl.exp %f : tensor<0x2xf32>
-      %s = hl.pad %x low [0, 1] high [0, 1] value 3.7 : tensor<2x2xi32> -> tensor<2x4xi32>
+      %s = hl.pad %x low [0, 1] high [0, 1] value inf : tensor<2x2xi32> -> tensor<2x4xi32>
       func.return %p, %q, %r, %s : tensor<4x2xi32>, tensor<3xi1>, tensor<2x2xf32>, tensor<2x4xi32>
     }""")
     inputs = [rng_array((2, 2), np.int32), np.array([False, True]), np.zeros((0, 2), np.float32)]

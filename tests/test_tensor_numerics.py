@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from conftest import I1, I32
+from conftest import BF16, F16, I1, I32
 from irtensor import Tensor
 
 
@@ -21,3 +21,44 @@ def test_cat_stack_of_computed_ints_and_bools() -> None:
     np.testing.assert_array_equal((~Tensor(t)).cat(Tensor(t)).numpy(), [False, True, True, False])
     np.testing.assert_array_equal(Tensor(t).stack(~Tensor(t), dim=1).numpy(),
                                   [[True, False], [False, True]])
+
+
+def test_softplus_is_stable_at_both_ends() -> None:
+    x = np.array([100.0, 89.0, 20.0, 3.0, 1e-3, 0.0, -17.0, -30.0, -80.0], np.float32)
+    for beta in (1.0, 2.0, 0.5):
+        got = Tensor(x).softplus(beta).numpy().astype(np.float64)
+        want = np.logaddexp(0, beta * x.astype(np.float64)) / beta
+        # exp and log of f32; results below f32's smallest normal may underflow
+        np.testing.assert_allclose(got, want, rtol=4e-6, atol=1e-38)
+    ends = Tensor(np.array([np.inf, -np.inf], np.float32)).softplus().numpy()
+    np.testing.assert_array_equal(ends, [np.inf, 0.0])
+
+
+def test_var_of_a_large_mean_over_a_small_spread() -> None:
+    """The mean's rounding error would add n * error**2 to the squared deviations."""
+    rng = np.random.default_rng(3)
+    for n, offset in ((100, 1e4), (1000, 1e3), (1_000_000, 1e3)):
+        x = (rng.random(n) + offset).astype(np.float32)
+        want = np.var(x.astype(np.float64), ddof=1)
+        got = float(Tensor(x).var().numpy())
+        assert abs(got - want) <= 1e-5 * want, (n, got, want)
+        want = np.std(x.astype(np.float64), ddof=0)
+        assert abs(float(Tensor(x).std(correction=0).numpy()) - want) <= 1e-5 * want
+
+
+def test_half_sums_and_means_accumulate_in_f32() -> None:
+    """f16 and bf16 sums and means add in f32 and round once, on every device alike."""
+    for dtype, bits in ((F16, 11), (BF16, 8)):
+        assert float(Tensor(np.ones(3000, dtype)).sum().numpy()) == float(dtype.type(3000))
+        assert float(Tensor.ones(4096, dtype=str(dtype)).sum().numpy()) == 4096
+        x = np.full(1000, 3, dtype)
+        assert float(Tensor(x).sum().numpy()) == float(dtype.type(3000))
+        assert float(Tensor(x).mean().numpy()) == 3
+        # 100 * 1000 overflows f16 (65504) but the mean is 100.
+        mean = Tensor.full((1000,), 100.0, dtype=str(dtype)).mean().numpy()
+        assert mean.dtype == dtype and float(mean) == 100
+        rows = np.random.default_rng(bits).random((4, 2000)).astype(dtype)
+        want = rows.astype(np.float64).sum(axis=1).astype(dtype)
+        got = Tensor(rows).sum(axis=1).numpy()
+        np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
+        assert float(Tensor(x).max().numpy()) == 3 and float(Tensor(-x).min().numpy()) == -3

@@ -34,13 +34,14 @@ from math import prod
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, bf16, f16, f32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 
+from irtensor import dtypes
 from irtensor.dialects import ocl
 from irtensor.dialects.kernel import AccessAttr, KernelOp
 from irtensor.passes.loops.loop_builder import (
@@ -270,9 +271,12 @@ class OpenCLKernelBuilder(KernelFunction):
 
         (partial,) = self.nest([step], [self.constant(self.identity(element), element)],
                                point, env)
-        scratch = self.emit(ocl.LocalArrayOp(element, self.group))
+        # Half-precision partials meet in f32: OpenCL C has no `half` variables (nor
+        # arrays) without cl_khr_fp16, and the tree's sums then round once, at the end.
+        wide = f32 if element in (f16, bf16) else element
+        scratch = self.emit(ocl.LocalArrayOp(wide, self.group))
         scratch.name_hint = "partial"
-        self.at.insert(ocl.StoreOp(partial, scratch, lid))
+        self.at.insert(ocl.StoreOp(self.widened(partial, wide), scratch, lid))
         half = self.group // 2
         while half >= 1:
             self.at.insert(ocl.BarrierOp("local"))
@@ -284,7 +288,15 @@ class OpenCLKernelBuilder(KernelFunction):
             half //= 2
         self.at.insert(ocl.BarrierOp("local"))
         with self.when(arith.CmpiOp(lid, self.index(0), "eq")):
-            self.finish(self.emit(ocl.LoadOp(scratch, self.index(0))), env)
+            total = self.emit(ocl.LoadOp(scratch, self.index(0)))
+            self.finish(self.widened(total, element), env)
+
+    def widened(self, value: SSAValue, t: Attribute) -> SSAValue:
+        """`value` as float type `t` (an exact extension, or the one rounding back)."""
+        if value.type == t:
+            return value
+        wider = dtypes.to_numpy(t).itemsize > dtypes.to_numpy(value.type).itemsize
+        return self.emit(arith.ExtFOp(value, t) if wider else arith.TruncFOp(value, t))
 
     def unflatten(self, flat: SSAValue, dims: Sequence[int]) -> Env:
         """Row-major indices of `dims` (the last fastest) from one linear index."""
