@@ -455,7 +455,9 @@ class OpenCLPrinter:
         if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
             cmp = ">" if isinstance(op, arith.MaxUIOp) else "<"
             return f"((u{c}){a} {cmp} (u{c}){b}) ? {a} : {b}"
-        return f"{'max' if isinstance(op, arith.MaxSIOp) else 'min'}({a}, {b})"
+        # both operands of the result's type: an index literal prints as an int, and
+        # min(long, int) would be ambiguous
+        return f"{'max' if isinstance(op, arith.MaxSIOp) else 'min'}(({c}){a}, ({c}){b})"
 
     HANDLERS: dict[type[Operation], Callable[[OpenCLPrinter, Operation], None]] = {}
 

@@ -44,6 +44,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from irtensor import dtypes
 from irtensor.dialects import ocl
 from irtensor.dialects.kernel import AccessAttr, KernelOp
+from irtensor.passes.loops import blocked
 from irtensor.passes.loops.loop_builder import (
     Env,
     KernelFunction,
@@ -228,7 +229,8 @@ class OpenCLKernelBuilder(KernelFunction):
             return [self.combine(acc, self.body_value({**out, **inner}))
                     for acc, out in zip(carried, outputs, strict=True)]
 
-        totals = self.nest(self.loops_for(reduction), [init] * len(outputs), point, env)
+        totals = blocked.accumulate(self, self.plan(reduction), [init] * len(outputs), point,
+                                    env)
         for total, out in zip(totals, outputs, strict=True):
             self.finish(total, out)
 
@@ -262,15 +264,16 @@ class OpenCLKernelBuilder(KernelFunction):
         element = self.accumulator_type()
         reduction = [d for d in self.order if d in self.op.reduction_dims]
         flat = len(self.sizes)  # a dimension of its own: the flattened reduction
-        step = Loop(flat, lid, self.index(reduction_length(self.op)), self.group)
+        length = reduction_length(self.op)
+        step = Loop(flat, lid, self.index(length), self.group, -(-length // self.group))
 
         def point(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
             env[flat].name_hint = "r"
             env = {**env, **self.unflatten(env[flat], reduction)}
             return [self.combine(carried[0], self.body_value(env))]
 
-        (partial,) = self.nest([step], [self.constant(self.identity(element), element)],
-                               point, env)
+        identity = self.constant(self.identity(element), element)
+        (partial,) = blocked.accumulate(self, [step], [identity], point, env)
         # Half-precision partials meet in f32: OpenCL C has no `half` variables (nor
         # arrays) without cl_khr_fp16, and the tree's sums then round once, at the end.
         wide = f32 if element in (f16, bf16) else element
@@ -357,8 +360,9 @@ class OpenCLKernelBuilder(KernelFunction):
     def global_id(self, axis: int) -> SSAValue:
         return self.emit(ocl.GlobalIdOp(axis))
 
-    def loops_for(self, dims: Sequence[int]) -> list[Loop]:
-        return [Loop(d, self.index(0), self.index(self.sizes[d])) for d in dims]
+    def dim_range(self, dim: int) -> tuple[SSAValue, SSAValue]:
+        """Every loop of a work item covers its whole dimension."""
+        return self.index(0), self.index(self.sizes[dim])
 
     def linear_index(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
         """Row-major: sum(index_k * stride_k)."""
