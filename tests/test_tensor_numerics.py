@@ -3,6 +3,8 @@ stable formulas (softplus, var), concatenations of computed ints and bools."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from conftest import BF16, F16, I1, I32
@@ -62,3 +64,44 @@ def test_half_sums_and_means_accumulate_in_f32() -> None:
         got = Tensor(rows).sum(axis=1).numpy()
         np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
         assert float(Tensor(x).max().numpy()) == 3 and float(Tensor(-x).min().numpy()) == -3
+
+
+EPS32 = float(np.finfo(np.float32).eps)
+
+
+def assert_pairwise_accurate(got: object, want: np.ndarray, n: int, c: float = 2.0) -> None:
+    """Within c * log2(n) * eps (relative, of the sum of magnitudes): the error bound of
+    a pairwise sum, where adding one after another errs by up to n * eps."""
+    got = np.asarray(got, np.float64)
+    tol = c * math.log2(n) * EPS32
+    np.testing.assert_allclose(got, want, rtol=tol, atol=0)
+
+
+def test_long_sums_and_means_of_constants_keep_growing() -> None:
+    """An f32 accumulator that adds one value at a time stops at 2**24 = 16777216."""
+    n = 20_000_000
+    assert float(Tensor.ones(n).sum().numpy()) == n
+    np.testing.assert_array_equal(Tensor.ones(n, 2).sum(axis=0).numpy(), [n, n])
+    np.testing.assert_array_equal(Tensor.ones(2, n).sum(axis=1).numpy(), [n, n])
+    assert float(Tensor.ones(10**8).mean().numpy()) == 1.0
+    assert_pairwise_accurate(Tensor.full((n,), 0.1).sum().numpy(), np.float32(0.1) * 1.0 * n, n)
+
+
+def test_long_sums_of_data_views_and_computed_values() -> None:
+    rng = np.random.default_rng(7)
+    n = 20_000_000
+    x = rng.random(n, dtype=np.float32)
+    want = x.astype(np.float64).sum()
+    assert float(Tensor(np.ones(n, np.float32)).sum().numpy()) == n
+    assert_pairwise_accurate(Tensor(x).sum().numpy(), want, n)
+    assert_pairwise_accurate((Tensor(x) * 1 + 0).sum().numpy(), want, n)  # computed
+    assert_pairwise_accurate(Tensor(x).mean().numpy(), want / n, n)
+    m = x.reshape(5000, 4000)
+    cols = m.astype(np.float64).sum(axis=0)
+    assert_pairwise_accurate(Tensor(m).sum(axis=0).numpy(), cols, 5000)  # axis != last
+    assert_pairwise_accurate(Tensor(m).T.sum(axis=1).numpy(), cols, 5000)  # a permuted view
+    assert_pairwise_accurate(Tensor(m).permute(1, 0).mean(axis=1).numpy(), cols / 5000, 5000)
+    row = x[:4000]
+    grown = Tensor(row).reshape(1, 4000).expand(5000, 4000)  # an expanded view
+    assert_pairwise_accurate(grown.sum(axis=0).numpy(), row.astype(np.float64) * 5000, 5000)
+    assert_pairwise_accurate(grown.sum().numpy(), row.astype(np.float64).sum() * 5000, n)
