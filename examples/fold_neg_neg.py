@@ -46,7 +46,7 @@ if __name__ == "__main__":
     from irtensor import Tensor
 
     x = Tensor(np.arange(4, dtype=np.float32))
-    y = -(-x) * 2
+    y = x.neg().neg() * 2
     with irtensor.Context(pipeline=MY_PIPELINE, trace=True) as ctx:
         assert y.numpy().tolist() == [0.0, 2.0, 4.0, 6.0]
     assert ctx.trace.fired("fold-neg-neg") == {"NegNegToInput": 1}  # type: ignore[union-attr]

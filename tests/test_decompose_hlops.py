@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 
 from irtensor import dtypes, ir, shapes
 from irtensor.dialects import hl
+from irtensor.dialects._base import pad_value_problem
 from irtensor.interp import run
 from irtensor.passes.rewrite.conv_to_mul_sum import ConvToMulSum
 from irtensor.passes.rewrite.decompose_hlops import ELEMENTWISE, STRUCTURED, DecomposeHLOps
@@ -428,7 +429,8 @@ def movements(draw: st.DrawFn, element: Attribute) -> tuple[ModuleOp, list[np.nd
         build = functools.partial(hl.BroadcastToOp, shape=grown)
     elif kind == "pad":
         low, high = (tuple(draw(st.integers(0, 2)) for _ in shape) for _ in range(2))
-        build = functools.partial(hl.PadOp, low=low, high=high, value=draw(PAD_VALUES))
+        value = draw(PAD_VALUES.filter(lambda v: pad_value_problem(v, element) is None))
+        build = functools.partial(hl.PadOp, low=low, high=high, value=value)
     elif kind == "slice":
         starts = tuple(draw(st.integers(0, d)) for d in shape)
         limits = tuple(draw(st.integers(s, d)) for s, d in zip(starts, shape, strict=True))

@@ -36,7 +36,7 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 
 from irtensor import dtypes, ir, passes, shapes
 from irtensor.dialects import ll
-from irtensor.dialects._base import shape_of
+from irtensor.dialects._base import pad_value_problem, shape_of
 from irtensor.interp import run
 from irtensor.passes.rewrite.fold_constants import FoldConstants
 from irtensor.passes.rewrite.ll_patterns import EXACT_WIDENING, canonicalization_patterns
@@ -219,6 +219,12 @@ def _cast(b: Rich) -> SSAValue:
     return b.add(ll.CastOp(b.emit(ll.CastOp(x, via)), b.element))
 
 
+def _pad_value(b: Rich, choices: list[float]) -> float:
+    """One of `choices` that the element type has (the pad verifier refuses the others)."""
+    return b.draw(st.sampled_from([v for v in choices
+                                   if pad_value_problem(v, b.element) is None]))
+
+
 def _identity_movement(b: Rich, x: SSAValue) -> SSAValue:
     s, zeros = b.shape, (0,) * len(b.shape)
     kinds = ["reshape", "permute", "expand", "pad", "shrink", "flip", "stride"]
@@ -228,7 +234,7 @@ def _identity_movement(b: Rich, x: SSAValue) -> SSAValue:
     if kind == "permute":
         return b.add(ll.PermuteOp(x, tuple(range(len(s)))))
     if kind == "pad":
-        value = b.draw(st.sampled_from([0.0, -0.0, 1.0, -math.inf, math.nan]))
+        value = _pad_value(b, [0.0, -0.0, 1.0, -math.inf, math.nan])
         return b.add(ll.PadOp(x, zeros, zeros, value))
     if kind == "shrink":
         return b.add(ll.ShrinkOp(x, zeros, s))
@@ -256,7 +262,7 @@ def _round_trip_movement(b: Rich, x: SSAValue) -> SSAValue:
         return b.add(ll.PermuteOp(b.emit(ll.PermuteOp(x, p)), back))
     if kind == "flip":
         return b.add(ll.FlipOp(b.emit(ll.FlipOp(x, b.axes())), b.axes()))
-    value = b.draw(st.sampled_from([0.0, -0.0, 2.0, math.nan]))
+    value = _pad_value(b, [0.0, -0.0, 2.0, math.nan])
     if kind == "pad":
         low = tuple(b.draw(st.integers(0, 2)) for _ in s)
         high = tuple(b.draw(st.integers(0, 2)) for _ in s)

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from xdsl.dialects.builtin import IntegerType, bf16, f16, f32, f64, i1, i32, i64
 
-from conftest import F32, opencl_unavailable, ttype
+from conftest import BF16, F16, F32, opencl_unavailable, ttype
 from irtensor import interp
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.dialects.ocl import OCL
@@ -347,6 +347,61 @@ def test_work_group_reduction_of_long_rows(shape: tuple[int, ...]) -> None:
     assert all(uses_group_reduction_here(k) for k in module.walk() if isinstance(k, KernelOp))
     got = opencl_device.run(module, [x])
     assert_same_results(got, want, rtol=1e-5, atol=1e-4)
+
+
+@needs_opencl
+@pytest.mark.parametrize("dtype", [F16, BF16], ids=str)
+def test_half_work_group_reductions_meet_in_float(dtype: np.dtype) -> None:
+    """f16/bf16 max, and a kernel-level f16 sum, reduce through an f32 local array."""
+    x = (np.random.default_rng(4).standard_normal((2, 3000)) * 4).astype(dtype)
+    full, rows = ttype(x.shape, dtype), ttype(x.shape[:-1], dtype)
+    text = f"""
+    func.func @main(%x: {full}) -> ({rows}, {rows}) {{
+      %m = hl.max %x axes [1] : {full} -> {rows}
+      %n = hl.min %x axes [1] : {full} -> {rows}
+      func.return %m, %n : {rows}, {rows}
+    }}"""
+    module = parse(text)
+    want = interp.run(module, [x])
+    Pipeline("hl-to-ll,fuse").run(module)
+    kernels = [k for k in module.walk() if isinstance(k, KernelOp)]
+    assert kernels and all(uses_group_reduction_here(k) for k in kernels)
+    assert "ocl.local_array 128 : !ocl.ptr<f32, local>" in str(lower_kernel(kernels[0]))
+    got = opencl_device.run(module, [x])
+    assert_same_results(got, want, rtol=0, atol=0)
+
+
+@needs_opencl
+def test_a_half_local_array_is_ushort_storage_seen_as_half() -> None:
+    text = """
+    ocl.kernel @k range [4] local [4] (%in0 : !ocl.ptr<f16, global>,
+                                       %out : !ocl.ptr<f16, global>) {
+      %g = ocl.local_id 0
+      %v = ocl.load %in0[%g] : !ocl.ptr<f16, global> -> f16
+      %l = ocl.local_array 4 : !ocl.ptr<f16, local>
+      ocl.store %v, %l[%g] : f16, !ocl.ptr<f16, local>
+      ocl.barrier local
+      %c3 = arith.constant 3 : index
+      %r = arith.subi %c3, %g : index
+      %w = ocl.load %l[%r] : !ocl.ptr<f16, local> -> f16
+      ocl.store %w, %out[%g] : f16, !ocl.ptr<f16, global>
+      ocl.return
+    }"""
+    import pyopencl as cl
+
+    (kernel,) = parse(text, ocl_context()).ops
+    program = print_program([kernel])
+    assert "__local ushort l_bits[4];" in program.source
+    assert "__local half* l = (__local half*)l_bits;" in program.source
+    dev = opencl_device.device()
+    built = opencl_device.build(program, dev)
+    x, got = np.array([1.5, -2.0, 3.25, 65504.0], F16), np.zeros(4, F16)
+    flags = cl.mem_flags
+    source = cl.Buffer(dev.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=x)
+    out = cl.Buffer(dev.context, flags.WRITE_ONLY, got.nbytes)
+    built.k(dev.queue, (4,), (4,), source, out)
+    cl.enqueue_copy(dev.queue, got, out)
+    np.testing.assert_array_equal(got, x[::-1])
 
 
 def uses_group_reduction_here(kernel: KernelOp) -> bool:

@@ -92,3 +92,25 @@ def test_the_pipeline_splits_a_whole_sum() -> None:
     Pipeline("hl-to-kernel").run(module)
     partial, _ = kernels(module)
     assert partial.schedule is not None and partial.schedule.parallel_dims
+
+
+def test_a_reduction_that_reads_nothing_is_split_too() -> None:
+    """Tensor.ones(n).sum() and a kernel.index body read no buffer: still chunks (threads)
+    and lanes, as if they walked their reduction row-major."""
+    module = ir.parse("""
+    func.func @main() -> (tensor<f32>, tensor<3xi64>) {
+      %o = ll.const 1.0 : tensor<20000000xf32>
+      %s = ll.reduce sum %o axes [0] : tensor<20000000xf32> -> tensor<1xf32>
+      %r = ll.reshape %s : tensor<1xf32> -> tensor<f32>
+      %c = ll.const 2 : tensor<3x65536xi64>
+      %t = ll.reduce sum %c axes [1] : tensor<3x65536xi64> -> tensor<3x1xi64>
+      %u = ll.reshape %t : tensor<3x1xi64> -> tensor<3xi64>
+      func.return %r, %u : tensor<f32>, tensor<3xi64>
+    }""")
+    Pipeline("fuse,split-reductions").run(module)
+    found = kernels(module)
+    assert len(found) == 4 and not any(k.inputs for k in found[::2])
+    assert found[0].sizes[-1] == 64 and found[2].sizes[-1] == 32  # 64-byte vectors x 4
+    total, rows = run(module, [])
+    assert float(total) == 20_000_000
+    np.testing.assert_array_equal(rows, [131072] * 3)

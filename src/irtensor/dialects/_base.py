@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar, NoReturn
 
+import numpy as np
 from xdsl.dialects.builtin import (
     I64,
     DenseArrayBase,
@@ -60,6 +61,33 @@ def scalar_attr(value: float | int | bool, element: Attribute) -> FloatAttr | In
     if dtypes.is_bool(element):
         return IntegerAttr(int(bool(value)), element)  # type: ignore[arg-type]
     return IntegerAttr(int(value), element)  # type: ignore[arg-type]
+
+
+def pad_value_problem(value: float, element: Attribute) -> str | None:
+    """Why `value` cannot pad tensors of `element` (None: it can).
+
+    Floats take any value their type does not overflow on (it rounds to the
+    nearest). Integers take whole numbers in their range, and bool 0 and 1;
+    both also take -inf and inf, which stand for the type's lowest and highest
+    value (false and true): the identities of max and min, which concatenation
+    (a max of -inf-padded parts) and max pooling pad with.
+    """
+    if math.isinf(value):
+        return None
+    if dtypes.is_float(element):
+        if math.isnan(value):
+            return None
+        with np.errstate(over="ignore"):
+            rounded = dtypes.to_numpy(element).type(value)
+        return "overflows to inf" if np.isinf(rounded) else None
+    if math.isnan(value) or value != int(value):
+        return "is not a whole number"
+    if dtypes.is_bool(element):
+        return None if value in (0, 1) else "is neither 0 nor 1 (nor -inf or inf)"
+    info = np.iinfo(dtypes.to_numpy(element))
+    if not info.min <= value <= info.max:
+        return f"is outside [{info.min}, {info.max}]"
+    return None
 
 
 def scalar_value(attr: Attribute) -> float | int | bool:

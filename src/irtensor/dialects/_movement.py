@@ -32,9 +32,11 @@ from irtensor.dialects._base import (
     check_result,
     element_of,
     f64_attr,
+    fail,
     format_scalar,
     int_array,
     ints,
+    pad_value_problem,
     parse_scalar,
     shape_of,
     shape_rule,
@@ -109,9 +111,10 @@ class PadOpBase(MovementOpBase):
     """Shared properties and syntax of `ll.pad` and `hl.pad`.
 
     `%r = <op> %x low [1, 0] high [0, 2] value -inf : tensor<..> -> tensor<..>`
-    (`value` is omitted when it is 0.0). The value is converted to the element
-    type: for integers and bool, -inf and inf become the type's lowest and
-    highest value and NaN becomes 0.
+    (`value` is omitted when it is 0.0). The value must be one of the element
+    type's (`pad_value_problem`): any float value it does not overflow on, a
+    whole number in an integer type's range, 0 or 1 for bool; -inf and inf
+    stand for an integer or bool type's lowest and highest value.
     """
 
     low = prop_def(INT_ARRAY)
@@ -130,6 +133,13 @@ class PadOpBase(MovementOpBase):
 
     def result_shape(self) -> tuple[int, ...]:
         return shapes.pad(shape_of(self.input), ints(self.low), ints(self.high))
+
+    def verify_(self) -> None:
+        super().verify_()
+        element = element_of(self.input)
+        if (problem := pad_value_problem(self.pad_value, element)) is not None:
+            fail(self, f"pad value {format_scalar(self.pad_value)} is not a value of the "
+                       f"element type {element}: it {problem}")
 
     @property
     def pad_value(self) -> float:

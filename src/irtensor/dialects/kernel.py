@@ -70,6 +70,7 @@ from irtensor.dialects._base import (
     format_scalar,
     int_array,
     ints,
+    pad_value_problem,
     parse_scalar,
     shape_of,
 )
@@ -358,6 +359,10 @@ class KernelOp(IRDLOperation):
                            f"type {value.type}")
             if i >= len(self.body_inputs) and set(amap.used_dims()) & set(self.reduction_dims):
                 fail(self, f"read #{i} is an epilogue read but uses a reduction dimension")
+            element = element_of(value)
+            if access.is_masked and (problem := pad_value_problem(access.pad_value, element)):
+                fail(self, f"read #{i} pads with {format_scalar(access.pad_value)}, not a "
+                           f"value of its element type {element}: it {problem}")
 
     def _verify_writes(self, rank: int) -> None:
         wmap = self.writes.data

@@ -570,7 +570,15 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         return self._float() * self.sigmoid()
 
     def softplus(self, beta: float = 1) -> Tensor:
-        return (1 + (self._float() * beta).exp()).log() * (1 / beta)
+        """log(1 + exp(beta x)) / beta as max(bx, 0) + log1p(exp(-|bx|)): exp never
+        overflows (softplus(100) is 100, not inf), and log1p keeps the tiny result of a
+        very negative x (softplus(-30) is 9.4e-14, not 0)."""
+        x = self._float() * beta
+        u = (-x.abs()).exp()  # in [0, 1]
+        w = 1 + u
+        # log1p(u) = log(w) * u / (w - 1), exact where w rounds to 1 (Goldberg's trick)
+        log1p = (w == 1).where(u, w.log() * (u / (w - 1)))
+        return (x.relu() + log1p) * (1 / beta)
 
     def maximum(self, x: Tensor | Scalar) -> Tensor:
         return self._binary(hl.MaximumOp, x)

@@ -94,23 +94,51 @@ HL_ELEMENTWISE: dict[type[Operation], Callable[..., Any]] = {
 
 # --------------------------------------------------------------------------- helpers
 
+HALVES = (np.dtype(np.float16), dtypes.to_numpy(dtypes.bf16))
 
+
+def _in_f32(define: Callable[..., Any]) -> Callable[..., Any]:
+    """f16 and bf16 computed in f32 and rounded once: sums, means, variances, softmax and
+    the norms accumulate as torch and tinygrad (and the compiled code) do."""
+
+    @functools.wraps(define)
+    def run(x: Array, *params: Any, **options: Any) -> Any:
+        if x.dtype not in HALVES:
+            return define(x, *params, **options)
+        return np.asarray(define(x.astype(np.float32), *params, **options)).astype(x.dtype)
+
+    return run
+
+
+_sum = _in_f32(reduce_sum)
+
+
+@_in_f32
 def _mean(x: Array, axes: tuple[int, ...], keepdims: bool) -> Any:
     """sum / n in the element dtype; n = 0 gives NaN."""
     return reduce_sum(x, axes, keepdims) / x.dtype.type(count(x.shape, axes))
 
 
-def _var(x: Array, axes: tuple[int, ...], keepdims: bool, correction: int) -> Any:
-    """sum((x - mean)^2) / (n - correction); a divisor below 0 counts as 0, as np.var."""
+@_in_f32
+def _var(x: Array, axes: tuple[int, ...], keepdims: bool, correction: int,
+         corrected: bool = True) -> Any:
+    """(sum(d^2) - sum(d)^2 / n) / (n - correction) with d = x - mean: the corrected
+    two-pass formula, which takes the mean's rounding error out (`corrected=False`:
+    sum(d^2) alone, as the norms have it); a divisor below 0 counts as 0, as np.var."""
     d = x - _mean(x, axes, keepdims=True)
-    divisor = max(count(x.shape, axes) - correction, 0)
-    return reduce_sum(d * d, axes, keepdims) / x.dtype.type(divisor)
+    squares = reduce_sum(d * d, axes, keepdims)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if corrected:
+            total = reduce_sum(d, axes, keepdims)
+            squares = squares - total * total / x.dtype.type(count(x.shape, axes))
+        return squares / x.dtype.type(max(count(x.shape, axes) - correction, 0))
 
 
+@_in_f32
 def _normalize(x: Array, axes: tuple[int, ...], eps: float) -> Array:
     """(x - mean) / sqrt(biased var + eps), statistics over `axes`."""
     d = x - _mean(x, axes, keepdims=True)
-    var = _var(x, axes, keepdims=True, correction=0)
+    var = _var(x, axes, True, 0, False)
     return d / np.sqrt(var + x.dtype.type(eps))
 
 
@@ -142,9 +170,10 @@ def _conv2d(
     x: Array, w: Array, strides: Sequence[int], padding: Sequence[int],
     dilations: Sequence[int], groups: int, shape: tuple[int, ...],
 ) -> Array:
-    """torch's conv2d (cross-correlation), accumulating one tap at a time per group."""
+    """torch's conv2d (cross-correlation), accumulating one tap at a time per group
+    (f16 and bf16 products in f32, rounded once)."""
     xp = _pad_hw(x, padding, x.dtype.type(0))
-    out = np.zeros(shape, x.dtype)
+    out = np.zeros(shape, np.float32 if x.dtype in HALVES else x.dtype)
     cg, og = w.shape[1], w.shape[0] // groups
     for g in range(groups):
         xg, wg = xp[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og]
@@ -152,8 +181,33 @@ def _conv2d(
             # window (N, 1, Cg, OH, OW) * weights (1, Og, Cg, 1, 1), summed over Cg.
             # Plain products, not BLAS, which skips zero factors and so loses NaN/inf.
             products = window[:, None] * wg[None, :, :, i, j, None, None]
-            out[:, g * og : (g + 1) * og] += products.sum(axis=2, dtype=x.dtype)
-    return out
+            out[:, g * og : (g + 1) * og] += products.sum(axis=2, dtype=out.dtype)
+    return out.astype(x.dtype, copy=False)
+
+
+@_in_f32
+def _softmax(x: Array, axis: int) -> Array:
+    e = np.exp(x - reduce_max(x, (axis,), True, dtypes.from_numpy(x.dtype)))
+    return e / reduce_sum(e, (axis,), True)
+
+
+@_in_f32
+def _log_softmax(x: Array, axis: int) -> Array:
+    shifted = x - reduce_max(x, (axis,), True, dtypes.from_numpy(x.dtype))
+    return shifted - np.log(reduce_sum(np.exp(shifted), (axis,), True))
+
+
+def _matmul(a: Array, b: Array) -> Array:
+    """np.matmul; f16 and bf16 products (rounded to their type) summed in f32."""
+    if a.dtype not in HALVES:
+        return np.matmul(a, b)
+    x = a[..., None, :] if a.ndim == 1 else a
+    y = b[:, None] if b.ndim == 1 else b
+    products = x[..., :, :, None] * y[..., None, :, :]  # (.., n, k, m) in the half type
+    out = reduce_sum(products.astype(np.float32), (products.ndim - 2,), False).astype(a.dtype)
+    if a.ndim == 1:
+        out = out[..., 0, :]
+    return out[..., 0] if b.ndim == 1 else out
 
 
 class HlFunctions(InterpreterFunctions):
@@ -167,7 +221,7 @@ class HlFunctions(InterpreterFunctions):
 
     @impl(hl.SumOp)
     def run_sum(self, interp: Interpreter, op: hl.SumOp, args: Values) -> Values:
-        return result(op, reduce_sum(args[0], ints(op.axes), op.keepdim is not None))
+        return result(op, _sum(args[0], ints(op.axes), op.keepdim is not None))
 
     @impl(hl.MaxOp)
     def run_max(self, interp: Interpreter, op: hl.MaxOp, args: Values) -> Values:
@@ -226,7 +280,7 @@ class HlFunctions(InterpreterFunctions):
 
     @impl(hl.MatmulOp)
     def run_matmul(self, interp: Interpreter, op: hl.MatmulOp, args: Values) -> Values:
-        return result(op, np.matmul(args[0], args[1]))
+        return result(op, _matmul(args[0], args[1]))
 
     @impl(hl.Conv2dOp)
     def run_conv2d(self, interp: Interpreter, op: hl.Conv2dOp, args: Values) -> Values:
@@ -245,19 +299,17 @@ class HlFunctions(InterpreterFunctions):
         x, kernel = args[0], ints(op.kernel)
         xp = _pad_hw(x, ints(op.padding), x.dtype.type(0))
         windows = [t for _, _, t in _taps(xp, kernel, ints(op.strides), (1, 1))]
-        return result(op, functools.reduce(np.add, windows) / x.dtype.type(math.prod(kernel)))
+        wide = np.float32 if x.dtype in HALVES else x.dtype  # a half sum accumulates in f32
+        total = functools.reduce(np.add, [w.astype(wide) for w in windows]).astype(x.dtype)
+        return result(op, total / x.dtype.type(math.prod(kernel)))
 
     @impl(hl.SoftmaxOp)
     def run_softmax(self, interp: Interpreter, op: hl.SoftmaxOp, args: Values) -> Values:
-        x, axes = args[0], (op.axis.value.data,)
-        e = np.exp(x - reduce_max(x, axes, True, element_of(op.input)))
-        return result(op, e / reduce_sum(e, axes, True))
+        return result(op, _softmax(args[0], op.axis.value.data))
 
     @impl(hl.LogSoftmaxOp)
     def run_log_softmax(self, interp: Interpreter, op: hl.LogSoftmaxOp, args: Values) -> Values:
-        x, axes = args[0], (op.axis.value.data,)
-        shifted = x - reduce_max(x, axes, True, element_of(op.input))
-        return result(op, shifted - np.log(reduce_sum(np.exp(shifted), axes, True)))
+        return result(op, _log_softmax(args[0], op.axis.value.data))
 
     @impl(hl.LayerNormOp)
     def run_layer_norm(self, interp: Interpreter, op: hl.LayerNormOp, args: Values) -> Values:

@@ -94,7 +94,20 @@ def scalar_of(value: float, element: Attribute) -> Any:
 
 
 def reduce_sum(x: Array, axes: tuple[int, ...], keepdims: bool) -> Any:
-    return np.sum(np.array(x, order="C"), axis=axes, keepdims=keepdims, dtype=x.dtype)
+    """np.sum, pairwise for every output: numpy sums pairwise (error O(log n)) only along
+    a contiguous axis and row by row along any other (O(n): a column of 2**24 ones would
+    stop growing), so the reduced axes go last, into one contiguous axis of a copy."""
+    x = np.asarray(x)
+    axes = tuple(sorted(a % x.ndim for a in axes)) if x.ndim else ()
+    if not axes:
+        return np.sum(np.array(x, order="C"), axis=axes, keepdims=keepdims, dtype=x.dtype)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    rows = np.ascontiguousarray(np.transpose(x, [*kept, *axes]))
+    rows = rows.reshape([x.shape[a] for a in kept] + [math.prod(x.shape[a] for a in axes)])
+    total = np.add.reduce(rows, axis=-1, dtype=x.dtype)
+    if keepdims:
+        total = total.reshape([1 if a in axes else n for a, n in enumerate(x.shape)])
+    return total
 
 
 def reduce_max(x: Array, axes: tuple[int, ...], keepdims: bool, element: Attribute) -> Any:

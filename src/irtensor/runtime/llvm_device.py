@@ -153,7 +153,7 @@ def _lean(jit: Any) -> Any:
     """The compiled object loaded alone into a new engine, as a disk hit does: the engine
     that compiled it holds the LLVM module and more, about 0.8 MB of RSS a kernel against
     some 60 KiB (loading costs about a millisecond)."""
-    from irtensor.backend import llvm_jit
+    from irtensor.passes.llvm import jit as llvm_jit
 
     if (code := jit.object_code()) is None:
         return jit

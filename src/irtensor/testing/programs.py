@@ -28,7 +28,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl, ll
-from irtensor.dialects._base import element_of, shape_of
+from irtensor.dialects._base import element_of, pad_value_problem, shape_of
 from irtensor.testing import planting
 
 
@@ -387,7 +387,8 @@ def _views(b: _Builder) -> SSAValue | None:
     if kind == "pad":
         low = tuple(b.draw(st.integers(0, 3)) for _ in s)
         high = tuple(b.draw(st.integers(0, 3)) for _ in s)
-        return b.add(hl.PadOp(a, low, high, b.choose(PAD_VALUES)))
+        fits = [v for v in PAD_VALUES if pad_value_problem(v, element_of(a)) is None]
+        return b.add(hl.PadOp(a, low, high, b.choose(fits)))
     if not s:
         return None
     axis = b.draw(st.integers(0, len(s) - 1))
@@ -533,10 +534,8 @@ def programs(
     pattern = planting.check(containing, dialect)
     for _ in range(draw(st.integers(1, max_ops))):
         families[planting.weighted_family(draw, ops, weights)](b)
-    if pattern is not None:  # the planted value is returned, so no pass may drop it unseen
-        planted = planting.plant(b, pattern, lambda name: _families_of(name, dialect, ops))
-        b.values.remove(planted)
-        b.values.append(planted)
+    if pattern is not None:
+        _plant_last(b, pattern, dialect, ops)
     results = [b.values[-1]]
     for _ in range(draw(st.integers(0, max_results - 1))):
         results.append(draw(st.sampled_from(b.values)))
@@ -551,6 +550,14 @@ def programs(
 
         assume(planting.satisfied(containing, module, ir.to_text(module)))
     return Program(module, inputs)
+
+
+def _plant_last(b: _Builder, pattern: planting.Pattern, dialect: str, ops: Sequence[str]
+                ) -> None:
+    """Plant `pattern` as the last value, which @main returns: no pass can drop it unseen."""
+    planted = planting.plant(b, pattern, lambda name: _families_of(name, dialect, ops))
+    b.values.remove(planted)
+    b.values.append(planted)
 
 
 def _families_of(name: str, dialect: str, ops: Sequence[str]) -> list[Callable]:

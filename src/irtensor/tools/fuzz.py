@@ -23,15 +23,11 @@ import contextlib
 import re
 import sys
 import time
-import traceback
 import warnings
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-import numpy as np
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
@@ -40,69 +36,31 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Region
 
-from irtensor import dtypes, interp, ir
+from irtensor import dtypes, ir
 from irtensor.dialects._base import element_of
-from irtensor.pipeline import Pipeline, PipelineError
+from irtensor.pipeline import PipelineError
 from irtensor.testing import ALL_HL_FAMILIES, Program, programs
 from irtensor.tools.fuzz_compare import Expected, compare, expected
+from irtensor.tools.fuzz_core import (
+    DEVICES,
+    PASSED,
+    SHRINK_SECONDS,
+    TIMEOUT,
+    Config,
+    Failure,
+    Outcome,
+    Report,
+    Runner,
+    error_outcome,
+    run_device,
+)
 from irtensor.tools.fuzz_numpy import check_interpreter, returning_everything
 from irtensor.tools.fuzz_worker import DeviceFailure, Worker
-
-DEVICES = ("interp", "llvm", "opencl")
-SHRINK_SECONDS = 60.0  # per failure; then the smallest program found so far
-TIMEOUT = 60.0  # per device run; programs take well under a second
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one program did. `signature` tells failures apart: the same bug, the same
-    signature (kind, where, and the dtype involved)."""
-
-    kind: str  # "passed", "mismatch", "interpreter" (vs numpy) or "error"
-    signature: tuple[str, ...] = ()
-    detail: str = ""
-
-    @property
-    def label(self) -> str:
-        return " ".join(self.signature)
-
-
-PASSED = Outcome("passed")
 
 
 def strategy(max_ops: int) -> st.SearchStrategy[Program]:
     return programs(dialect="hl", dtypes=dtypes.ELEMENT_TYPES, ops=ALL_HL_FAMILIES,
                     max_ops=max_ops, max_results=3, special=0.05, big=0.1)
-
-
-def run_device(program: Program, device: str) -> list[np.ndarray]:
-    """What realizing on `device` runs: `default-<device>`, then the device's runtime
-    (for interp: the kernels, interpreted), as `irtensor-opt --run --device` does."""
-    from irtensor.tools.opt import run_compiled
-
-    if device != "interp":
-        return run_compiled(program.module, list(program.inputs), "main", device)
-    lowered = program.module.clone()
-    Pipeline("default-interp").run(lowered)
-    return interp.run(lowered, list(program.inputs))
-
-
-def error_outcome(stage: str, e: BaseException) -> Outcome:
-    """An exception as an outcome, told apart by its type and where it was raised: the
-    failing pass of a PipelineError, else the innermost irtensor function."""
-    cause = e.__cause__ if isinstance(e, PipelineError) and e.__cause__ else e
-    where = ""
-    for frame in traceback.extract_tb(cause.__traceback__):
-        if "irtensor" in frame.filename:
-            where = f"{Path(frame.filename).stem}.{frame.name}"
-    message = str(e).splitlines()[0] if str(e) else ""
-    if isinstance(e, PipelineError) and message.startswith(("pass '", "IR after pass '")):
-        where = "pass " + message.split("'")[1]
-    return Outcome("error", ("error", stage, type(cause).__name__, where),
-                   f"{type(e).__name__}: {message}")
-
-
-Runner = Callable[[Program], list[np.ndarray]]
 
 
 def in_process(device: str) -> Runner:
@@ -152,46 +110,6 @@ def culprit(program: Program, run: Runner) -> tuple[str, str]:
             return value.owner.name, str(element_of(value))  # type: ignore[union-attr]
     returned = program.module.body.block.first_op.body.block.last_op.operands  # type: ignore[union-attr]
     return "fused", ",".join(sorted({str(element_of(v)) for v in returned}))
-
-
-@dataclass
-class Config:
-    """One fuzzing run. `timeout` 0 runs the device in this process (no `Worker`)."""
-
-    device: str = "llvm"
-    n: int = 100
-    seed: int = 0
-    max_ops: int = 8
-    shrink: bool = True
-    shrink_seconds: float = SHRINK_SECONDS
-    timeout: float = TIMEOUT
-    plugins: tuple[str, ...] = ()
-    progress: int = 0
-    out: Path | None = None
-
-
-@dataclass
-class Failure:
-    outcome: Outcome
-    first: int  # index of the first program that failed so
-    program: Program
-    count: int = 1
-    shrunk: Program | None = None
-    shrunk_outcome: Outcome | None = None
-    folder: Path | None = None  # where its reproducer is
-
-
-@dataclass
-class Report:
-    config: Config
-    generated: int = 0
-    kinds: Counter[str] = field(default_factory=Counter)
-    failures: dict[tuple[str, ...], Failure] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.generated > 0 and self.kinds["passed"] == self.generated
 
 
 class _Found(Exception):

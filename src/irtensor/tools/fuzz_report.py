@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from irtensor import interp, ir
-from irtensor.tools.fuzz import Config, Failure, Outcome, Report
+from irtensor.tools.fuzz_core import Config, Failure, Outcome, Report
 
 
 def repro_command(config: Config, mlir: Path, inputs: Sequence[Path]) -> str:

@@ -41,7 +41,7 @@ def serve(conn: Connection, device: str, plugins: Sequence[str]) -> None:
     ("error", outcome)."""
     from irtensor import passes
     from irtensor.pipeline import PipelineError
-    from irtensor.tools.fuzz import error_outcome, run_device
+    from irtensor.tools.fuzz_core import error_outcome, run_device
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     for plugin in plugins:
@@ -92,7 +92,7 @@ class Worker:
 
     def __call__(self, program: Program) -> list[np.ndarray]:
         """The device's results, or DeviceFailure."""
-        from irtensor.tools.fuzz import Outcome
+        from irtensor.tools.fuzz_core import Outcome
 
         if self.process is None or self.served >= RECYCLE or not self.process.is_alive():
             self.stop()

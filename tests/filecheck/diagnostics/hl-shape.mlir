@@ -153,6 +153,38 @@ func.func @pad_pairs(%x: tensor<4x4xf32>) {
 
 // -----
 
+func.func @pad_fraction_int(%x: tensor<4xi32>) {
+// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.pad' op pad value 1.5 is not a value of the element type i32: it is not a whole number
+  %0 = hl.pad %x low [1] high [0] value 1.5 : tensor<4xi32> -> tensor<5xi32>
+  func.return
+}
+
+// -----
+
+func.func @pad_bool_seven(%x: tensor<4xi1>) {
+// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.pad' op pad value 7.0 is not a value of the element type i1: it is neither 0 nor 1 (nor -inf or inf)
+  %0 = hl.pad %x low [1] high [0] value 7.0 : tensor<4xi1> -> tensor<5xi1>
+  func.return
+}
+
+// -----
+
+func.func @pad_int_range(%x: tensor<4xi32>) {
+// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.pad' op pad value 3000000000.0 is not a value of the element type i32: it is outside [-2147483648, 2147483647]
+  %0 = hl.pad %x low [1] high [0] value 3000000000.0 : tensor<4xi32> -> tensor<5xi32>
+  func.return
+}
+
+// -----
+
+func.func @pad_half_overflow(%x: tensor<4xf16>) {
+// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.pad' op pad value 70000.0 is not a value of the element type f16: it overflows to inf
+  %0 = hl.pad %x low [1] high [0] value 70000.0 : tensor<4xf16> -> tensor<5xf16>
+  func.return
+}
+
+// -----
+
 func.func @pad_result(%x: tensor<4xf32>) {
 // CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.pad' op result type is tensor<6xf32>, expected tensor<7xf32>
   %0 = hl.pad %x low [1] high [2] value -inf : tensor<4xf32> -> tensor<6xf32>

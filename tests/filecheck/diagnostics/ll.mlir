@@ -289,3 +289,19 @@ func.func @const_not_a_tensor() {
   %0 = ll.const 2.5 : f32
   func.return
 }
+
+// -----
+
+func.func @pad_nan_int(%x: tensor<4xi64>) {
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.pad' op pad value nan is not a value of the element type i64: it is not a whole number
+  %0 = ll.pad %x low [0] high [1] value nan : tensor<4xi64> -> tensor<5xi64>
+  func.return
+}
+
+// -----
+
+func.func @pad_bool_half(%x: tensor<4xi1>) {
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.pad' op pad value 0.5 is not a value of the element type i1: it is not a whole number
+  %0 = ll.pad %x low [0] high [1] value 0.5 : tensor<4xi1> -> tensor<5xi1>
+  func.return
+}

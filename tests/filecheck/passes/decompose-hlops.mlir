@@ -100,7 +100,8 @@ func.func @min(%x: tensor<3x4xf32>) -> tensor<3xf32> {
 // CHECK-NEXT:    %[[R:.*]] = ll.neg %[[D]] : tensor<3xf32>
 // CHECK-NEXT:    func.return %[[R]] : tensor<3xf32>
 
-// mean = sum * (1 / n), keepdim keeps ll.reduce's 1s; var = sum((x - mean)^2) / (n - 1).
+// mean = sum * (1 / n), keepdim keeps ll.reduce's 1s; var is the corrected two-pass
+// formula: with d = x - mean, (sum(d^2) - sum(d)^2 / n) / (n - 1).
 func.func @mean_var(%x: tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<4xf32>) {
   %m = hl.mean %x axes [1] keepdim : tensor<3x4xf32> -> tensor<3x1xf32>
   %v = hl.var %x axes [0] : tensor<3x4xf32> -> tensor<4xf32>
@@ -121,10 +122,43 @@ func.func @mean_var(%x: tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<4xf32>) {
 // CHECK-NEXT:    %[[D2:.*]] = ll.mul %[[D]], %[[D]] : tensor<3x4xf32>
 // CHECK-NEXT:    %[[SS:.*]] = ll.reduce sum %[[D2]] axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
 // CHECK-NEXT:    %[[SSD:.*]] = ll.reshape %[[SS]] : tensor<1x4xf32> -> tensor<4xf32>
+// CHECK-NEXT:    %[[SD:.*]] = ll.reduce sum %[[D]] axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
+// CHECK-NEXT:    %[[SDD:.*]] = ll.reshape %[[SD]] : tensor<1x4xf32> -> tensor<4xf32>
+// CHECK-NEXT:    %[[SQ:.*]] = ll.mul %[[SDD]], %[[SDD]] : tensor<4xf32>
+// CHECK-NEXT:    %[[CN:.*]] = ll.const 3.0 : tensor<4xf32>
+// CHECK-NEXT:    %[[CINV:.*]] = ll.reciprocal %[[CN]] : tensor<4xf32>
+// CHECK-NEXT:    %[[C:.*]] = ll.mul %[[SQ]], %[[CINV]] : tensor<4xf32>
+// CHECK-NEXT:    %[[CNEG:.*]] = ll.neg %[[C]] : tensor<4xf32>
+// CHECK-NEXT:    %[[CS:.*]] = ll.add %[[SSD]], %[[CNEG]] : tensor<4xf32>
 // CHECK-NEXT:    %[[DIV:.*]] = ll.const 2.0 : tensor<4xf32>
 // CHECK-NEXT:    %[[DINV:.*]] = ll.reciprocal %[[DIV]] : tensor<4xf32>
-// CHECK-NEXT:    %[[V:.*]] = ll.mul %[[SSD]], %[[DINV]] : tensor<4xf32>
+// CHECK-NEXT:    %[[V:.*]] = ll.mul %[[CS]], %[[DINV]] : tensor<4xf32>
 // CHECK-NEXT:    func.return %[[M]], %[[V]] : tensor<3x1xf32>, tensor<4xf32>
+
+// A half-precision sum or mean accumulates in f32 and rounds once; max needs no widening.
+func.func @half_sum_mean(%x: tensor<3x4xf16>) -> (tensor<3xf16>, tensor<4xbf16>, tensor<3xf16>) {
+  %s = hl.sum %x axes [1] : tensor<3x4xf16> -> tensor<3xf16>
+  %b = hl.cast %x : tensor<3x4xf16> -> tensor<3x4xbf16>
+  %m = hl.mean %b axes [0] : tensor<3x4xbf16> -> tensor<4xbf16>
+  %x2 = hl.max %x axes [1] : tensor<3x4xf16> -> tensor<3xf16>
+  func.return %s, %m, %x2 : tensor<3xf16>, tensor<4xbf16>, tensor<3xf16>
+}
+// CHECK-LABEL: func.func @half_sum_mean(
+// CHECK-NEXT:    %[[W:.*]] = ll.cast %x : tensor<3x4xf16> -> tensor<3x4xf32>
+// CHECK-NEXT:    %[[S:.*]] = ll.reduce sum %[[W]] axes [1] : tensor<3x4xf32> -> tensor<3x1xf32>
+// CHECK-NEXT:    %[[SD:.*]] = ll.reshape %[[S]] : tensor<3x1xf32> -> tensor<3xf32>
+// CHECK-NEXT:    %[[SH:.*]] = ll.cast %[[SD]] : tensor<3xf32> -> tensor<3xf16>
+// CHECK-NEXT:    %[[B:.*]] = ll.cast %x : tensor<3x4xf16> -> tensor<3x4xbf16>
+// CHECK-NEXT:    %[[BW:.*]] = ll.cast %[[B]] : tensor<3x4xbf16> -> tensor<3x4xf32>
+// CHECK-NEXT:    %[[MS:.*]] = ll.reduce sum %[[BW]] axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
+// CHECK-NEXT:    %[[MSD:.*]] = ll.reshape %[[MS]] : tensor<1x4xf32> -> tensor<4xf32>
+// CHECK-NEXT:    %[[MN:.*]] = ll.const 3.0 : tensor<4xf32>
+// CHECK-NEXT:    %[[MINV:.*]] = ll.reciprocal %[[MN]] : tensor<4xf32>
+// CHECK-NEXT:    %[[M:.*]] = ll.mul %[[MSD]], %[[MINV]] : tensor<4xf32>
+// CHECK-NEXT:    %[[MH:.*]] = ll.cast %[[M]] : tensor<4xf32> -> tensor<4xbf16>
+// CHECK-NEXT:    %[[X:.*]] = ll.reduce max %x axes [1] : tensor<3x4xf16> -> tensor<3x1xf16>
+// CHECK-NEXT:    %[[XD:.*]] = ll.reshape %[[X]] : tensor<3x1xf16> -> tensor<3xf16>
+// CHECK-NEXT:    func.return %[[SH]], %[[MH]], %[[XD]] : tensor<3xf16>, tensor<4xbf16>, tensor<3xf16>
 
 // softmax = e / sum(e), e = exp(x - max(x)).
 func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {

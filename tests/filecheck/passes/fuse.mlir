@@ -141,3 +141,24 @@ func.func @group_center(%x: tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32> {
   %r = hl.reshape %c : tensor<2x2x18xf32> -> tensor<2x4x3x3xf32>
   func.return %r : tensor<2x4x3x3xf32>
 }
+
+// A concatenation of computed ints or bools: the -inf pad of each computed part is
+// its type's own lowest value in the select (not int64's minimum, not true).
+// CHECK-LABEL: func.func @cat_computed_int
+// CHECK:         arith.constant -2147483648 : i32
+// CHECK-NEXT:    arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
+func.func @cat_computed_int(%x: tensor<2xi32>) -> tensor<4xi32> {
+  %0 = hl.add %x, %x : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>
+  %1 = hl.concat %0, %x axis 0 : tensor<2xi32>, tensor<2xi32> -> tensor<4xi32>
+  func.return %1 : tensor<4xi32>
+}
+
+// CHECK-LABEL: func.func @cat_computed_bool
+// CHECK:         arith.cmpi sge
+// CHECK-NEXT:    %[[FALSE:.*]] = arith.constant false
+// CHECK-NEXT:    arith.select %{{.*}}, %{{.*}}, %[[FALSE]] : i1
+func.func @cat_computed_bool(%x: tensor<2xi1>) -> tensor<4xi1> {
+  %0 = hl.not %x : tensor<2xi1>
+  %1 = hl.concat %0, %x axis 0 : tensor<2xi1>, tensor<2xi1> -> tensor<4xi1>
+  func.return %1 : tensor<4xi1>
+}

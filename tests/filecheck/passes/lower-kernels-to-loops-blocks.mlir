@@ -4,8 +4,9 @@
 // the reduction loop. Tiles follow MLIR's convention: the tile loops of d1 (by 4)
 // and d2 (by 16) come first; the rows d0 (the outermost dimension) run [start,
 // stop) in blocks of 2, then one by one; the columns run over their tile in
-// blocks of 4. The reduction is tiled, so each block starts from the identity in
-// its first tile and from the partial sums in the output after it.
+// blocks of 4. The reduction is tiled: each block sums its tile from the identity
+// (a level of the blocked sum) and adds that to the partial sums of the tiles before
+// it, which the output holds (the identity in the first tile).
 // RUN: irtensor-opt %s -p lower-kernels-to-loops | filecheck %s
 
 // CHECK-LABEL: func.func @r_8_6_32_0(
@@ -25,7 +26,7 @@
 // CHECK-NEXT:            %[[PARTIAL:.*]] = memref.load %out[%i0, %i2] : memref<8x32xf32>
 // CHECK-NEXT:            %[[INIT:.*]] = arith.select %[[FIRST]], %[[ZERO]], %[[PARTIAL]] : f32
 // CHECK:                 %[[KEND:.*]] = arith.minsi %{{.*}}, %c6 : index
-// CHECK-NEXT:            %{{.*}} = scf.for %i1 = %t1 to %[[KEND]] step %c1 iter_args(%acc = %[[INIT]], {{.*}}, %acc_7 = %{{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-NEXT:            %{{.*}} = scf.for %i1 = %t1 to %[[KEND]] step %c1 iter_args(%acc = %[[ZERO]], {{.*}}, %acc_7 = %[[ZERO]]) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-NEXT:              %[[A:.*]] = memref.load %in0[%i0, %i1] : memref<8x6xf32>
 // CHECK-NEXT:              %[[B:.*]] = memref.load %in1[%i1, %i2] : memref<6x32xf32>
 // CHECK-NEXT:              %[[P:.*]] = arith.mulf %[[A]], %[[B]] fastmath<contract> : f32
@@ -36,7 +37,9 @@
 // CHECK-NOT:               memref.load %in1
 // CHECK:                   scf.yield
 // CHECK-NEXT:            }
-// CHECK-COUNT-8:         memref.store
+// CHECK-NEXT:            %[[SUM:[^ ]*]] = arith.addf %[[INIT]], %{{[0-9]+}} fastmath<contract> : f32
+// CHECK:                 memref.store %[[SUM]], %out[%i0, %i2] : memref<8x32xf32>
+// CHECK-COUNT-7:         memref.store
 // The rows left over (an odd stop - start): blocks of one row.
 // CHECK:             %[[LEFT:.*]] = arith.subi %stop, %start : index
 // CHECK-NEXT:        %[[WHOLE:.*]] = arith.floordivsi %[[LEFT]], %c2 : index

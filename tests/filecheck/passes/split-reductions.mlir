@@ -77,3 +77,18 @@ func.func @left_alone(%a: tensor<64x64xf32>, %w: tensor<64x64xf32>, %x: tensor<8
 // CHECK:         kernel.kernel @r_8192_256(
 // CHECK-NOT:     kernel.kernel
 // CHECK:         func.return
+
+// A sum that reads nothing (Tensor.ones(n).sum()) is split as if it walked its
+// reduction row-major: 64 lanes and 100 chunks, the final kernel adds 100 x 64 values.
+func.func @sum_of_ones() -> tensor<f32> {
+  %r = kernel.kernel @r_20000000() space [20000000] reduce [0] sum reads [] writes affine_map<(d0) -> ()> : () -> tensor<f32> {
+    %c = arith.constant 1.000000e+00 : f32
+    kernel.yield %c : f32
+  }
+  func.return %r : tensor<f32>
+}
+// CHECK-LABEL: func.func @sum_of_ones(
+// CHECK:         %[[P:.*]] = kernel.kernel @r_3125_100_64() space [3125, 100, 64] reduce [0] sum reads []
+// CHECK-SAME:      writes affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK:         %[[F:.*]] = kernel.kernel @r_1_100_64(%[[P]]) space [1, 100, 64] reduce [0, 1, 2] sum
+// CHECK:         func.return %[[F]]

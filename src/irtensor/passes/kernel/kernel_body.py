@@ -29,6 +29,7 @@ from xdsl.ir.affine.affine_set import AffineConstraintKind
 from irtensor import dtypes
 from irtensor.dialects import kernel, ll
 from irtensor.dialects._base import scalar_attr
+from irtensor.interp.ll_impls import scalar_of
 from irtensor.passes.kernel.nodes import Apply, Const, Masked, Node, Read
 from irtensor.passes.kernel.views import Constraints, substitute, substitute_constraint
 
@@ -91,12 +92,10 @@ class BodyBuilder:
         return self.args[key]
 
     def constant(self, value: float | int | bool, element: Attribute) -> SSAValue:
-        if dtypes.is_float(element):
-            value = float(dtypes.to_numpy(element).type(value))
-        elif dtypes.is_int(element):  # as the interpreter: clamped to the type, NaN is 0
-            bound = 2 ** (element.width.data - 1)  # type: ignore[attr-defined]
-            value = int(max(min(value, bound - 1), -bound)) if value == value else 0
-        return self.add(arith.ConstantOp(scalar_attr(value, element), element))
+        """A pad value (a float property) or a constant as the element type converts it:
+        -inf is an int type's own lowest value (false for bool), as the interpreter has it."""
+        converted = scalar_of(value, element).item()
+        return self.add(arith.ConstantOp(scalar_attr(converted, element), element))
 
     # ------------------------------------------------------------------ indices
 

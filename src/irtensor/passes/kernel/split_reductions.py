@@ -84,11 +84,8 @@ def plan_split(kernel: KernelOp, options: SplitReductions) -> SplitPlan | None:
     if length < options.min_length or parallel == 0:
         return None
     indexed = {op.dim.value.data for op in kernel.body.walk() if isinstance(op, IndexOp)}
-    model = model_of(kernel)
-    main = model.main_read
-    if main is None:
-        return None
-    lane_dim, lanes = _plan_lanes(kernel, main.strides, main.item_bytes, indexed, options)
+    strides, item = _walk(kernel)
+    lane_dim, lanes = _plan_lanes(kernel, strides, item, indexed, options)
     left = dict(zip(reductions, (sizes[d] for d in reductions), strict=True))
     if lane_dim is not None:
         left[lane_dim] //= lanes
@@ -96,7 +93,7 @@ def plan_split(kernel: KernelOp, options: SplitReductions) -> SplitPlan | None:
     if parallel < options.chunks:
         want = -(-options.chunks // parallel)
         # The largest stride first: each chunk then reads one contiguous stretch.
-        for d in sorted(left, key=lambda d: -abs(main.strides[d])):
+        for d in sorted(left, key=lambda d: -abs(strides[d])):
             if d in indexed or left[d] < 2:
                 continue
             found = left[d] if left[d] <= want else _smallest_divisor_at_least(left[d], want)
@@ -110,6 +107,22 @@ def plan_split(kernel: KernelOp, options: SplitReductions) -> SplitPlan | None:
     if partial_points * options.min_ratio > parallel * length:
         return None  # the partial results would cost a noticeable share of the traffic
     return plan
+
+
+def _walk(kernel: KernelOp) -> tuple[tuple[int, ...], int]:
+    """The strides (per dimension) and item bytes of the read that moves the most bytes;
+    a kernel that reads nothing (a constant or `kernel.index` body) is split as if it
+    read its reduction dims row-major: it still gets lanes and chunks (threads)."""
+    main = model_of(kernel).main_read
+    if main is not None:
+        return main.strides, main.item_bytes
+    yielded = kernel.body.block.last_op
+    assert isinstance(yielded, YieldOp)
+    strides = [0] * len(kernel.sizes)
+    step = 1
+    for d in sorted(kernel.reduction_dims, reverse=True):
+        strides[d], step = step, step * kernel.sizes[d]
+    return tuple(strides), dtypes.to_numpy(yielded.value.type).itemsize
 
 
 def _plan_lanes(kernel: KernelOp, strides: Sequence[int], item_bytes: int, indexed: set[int],

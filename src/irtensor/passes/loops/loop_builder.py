@@ -54,13 +54,16 @@ from irtensor.passes.kernel.kernel_facts import (
 )
 from irtensor.passes.kernel.views import bounds
 from irtensor.passes.kernel.views import linear_terms as linear
+from irtensor.passes.loops import blocked
 from irtensor.passes.loops.loop_parts import (
     AnyLoop,
     Env,
     Inner,
+    Level,
     Loop,
     Planned,
     Terms,
+    level_key,
     memref_of,
     tile_key,
 )
@@ -143,11 +146,6 @@ class KernelFunction:
                 *(Planned(d, "point", self.tile(d)) if self.tile(d) else Planned(d)
                   for d in ordered)]
 
-    def loops_for(self, dims: Sequence[int]) -> list[Loop]:
-        """Untiled loops over `dims` (in this order); the order's outermost dim runs
-        [start, stop)."""
-        return [Loop(d, *self.dim_range(d)) for d in dims]
-
     def dim_range(self, dim: int) -> tuple[SSAValue, SSAValue]:
         """[start, stop) for the order's outermost dimension, [0, size) for the others."""
         if dim == self.order[0]:
@@ -164,6 +162,8 @@ class KernelFunction:
         return first, self.emit(arith.MinSIOp(end, upper))
 
     def bounds(self, loop: AnyLoop, env: Env) -> tuple[SSAValue, SSAValue, SSAValue]:
+        if isinstance(loop, Level):
+            return blocked.level_bounds(self, loop, env)
         if isinstance(loop, Loop):
             return loop.lower, loop.upper, self.index(loop.step)
         if loop.kind == "tile":
@@ -180,14 +180,16 @@ class KernelFunction:
         loop = loops[0]
         lower, upper, step = self.bounds(loop, env)
         is_tile = isinstance(loop, Planned) and loop.kind == "tile"
+        level = loop.level if isinstance(loop, Level) else 0
         block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
-        block.args[0].name_hint = f"t{loop.dim}" if is_tile else f"i{loop.dim}"
+        block.args[0].name_hint = (f"t{loop.dim}" if is_tile else f"i{loop.dim}"
+                                   + (f"b{level}" if level else ""))
         for arg in block.args[1:]:
             arg.name_hint = "acc"
         for_op = scf.ForOp(lower, upper, step, list(inits), block)
         self.at.insert(for_op)
         outer, self.at = self.at, Builder(InsertPoint.at_end(block))
-        env[tile_key(loop.dim) if is_tile else loop.dim] = block.args[0]
+        env[tile_key(loop.dim) if is_tile else level_key(loop.dim, level)] = block.args[0]
         carried = self.nest(loops[1:], list(block.args[1:]), inner, env)
         self.at.insert(scf.YieldOp(*carried))
         self.at = outer
@@ -211,7 +213,7 @@ class KernelFunction:
 
         def per_output(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
             init = self.constant(self.identity(element), element)
-            (total,) = self.nest(self.plan(reduction), [init], point, env)
+            (total,) = blocked.accumulate(self, self.plan(reduction), [init], point, env)
             self.finish(total, env)
             return []
 
@@ -221,8 +223,8 @@ class KernelFunction:
         """Any loop order and tiles. Inside the loops that come before the first loop
         of a reduction dimension (tile or point loop; none when one is outermost), over
         the points of the parallel dims that have loops after it: initialise an
-        accumulator buffer, combine into it at every point of the remaining loops,
-        then store it through the epilogue."""
+        accumulator buffer, combine into it at every point of the remaining loops
+        (blocked: `blocked.accumulate_in_memory`), then store it through the epilogue."""
         element = self.accumulator_type()
         loops = self.plan(self.order)
         first = next(i for i, loop in enumerate(loops) if loop.dim in self.op.reduction_dims)
@@ -242,27 +244,27 @@ class KernelFunction:
             self.store(identity, self.accumulator, self.accumulator_indices(env))
             return []
 
-        def point(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
+        def point(env: Env, target: SSAValue) -> None:
             value = self.body_value(env)
-            indices = self.accumulator_indices(env)
-            total = self.combine(self.load(self.accumulator, indices), value)
-            self.store(total, self.accumulator, indices)
-            return []
+            indices = self.accumulator_indices(env, target)
+            self.store(self.combine(self.load(target, indices), value), target, indices)
 
         def apply_epilogue(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
             self.finish(self.load(self.accumulator, self.accumulator_indices(env)), env)
             return []
 
+        plan = blocked.plan_in_memory(self, rest)
+
         def per_block(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
             self.nest(inner_loops, [], init, env)
-            self.nest(rest, [], point, env)
+            blocked.accumulate_in_memory(self, plan, self.accumulator, point, env)
             if epilogue:
                 self.nest(inner_loops, [], apply_epilogue, env)
             return []
 
         self.nest(outer, [], per_block)
-        if epilogue:
-            self.at.insert(memref.DeallocOp.get(self.accumulator))
+        for buffer in (*plan[2], *([self.accumulator] if epilogue else [])):
+            self.at.insert(memref.DeallocOp.get(buffer))
 
     def finish(self, total: SSAValue, env: Env) -> None:
         """Store a combined value, through the epilogue when there is one."""
@@ -280,8 +282,10 @@ class KernelFunction:
             total = self.run_region(block, [total, *reads], env)
         return total, self.output, self.write_indices(env)
 
-    def accumulator_indices(self, env: Env) -> list[SSAValue]:
-        if self.accumulator is self.output:
+    def accumulator_indices(self, env: Env, buffer: SSAValue | None = None) -> list[SSAValue]:
+        """Where this point's accumulator sits in `buffer` (default: the accumulator):
+        the output's write indices, or the accumulated dims in a buffer of its own."""
+        if (buffer or self.accumulator) is self.output:
             return self.write_indices(env)
         return [env[d] for d in self.accumulated]
 

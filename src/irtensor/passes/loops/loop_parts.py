@@ -32,6 +32,7 @@ class Loop:
     lower: SSAValue
     upper: SSAValue
     step: int = 1
+    trips: int = 1  # at most this many trips (a reduction loop of more is split in levels)
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,67 @@ class Planned:
     tile: int = 0
 
 
-AnyLoop = Loop | Planned
+BLOCK = 128  # the most trips of one accumulator before a fresh one takes over
+LEVEL_KEYS = 1 << 16  # level keys lie below every tile key
+
+
+@dataclass(frozen=True)
+class Level:
+    """One loop of a reduction loop (`base`) of more than BLOCK trips, split into levels
+    of at most BLOCK trips each. Level `level` of `levels` steps `base_step *
+    BLOCK**level` points; the top one (`levels - 1`) covers the base's range, each
+    other one the block its enclosing level's index starts, cut at the base's end.
+    Level 0 walks the points; its index is the dimension's."""
+
+    dim: int
+    level: int
+    levels: int
+    base: Loop | Planned
+    base_step: int = 1
+    trips: int = BLOCK  # at most this many (the top level: what is left of the base's)
+
+    @property
+    def step(self) -> int:
+        return self.base_step * BLOCK**self.level
+
+
+AnyLoop = Loop | Planned | Level
 
 
 def tile_key(dim: int) -> int:
     """Where a tile loop's index sits in an `Env` (points use the dims, >= 0)."""
     return -1 - dim
+
+
+def level_key(dim: int, level: int) -> int:
+    """Where a block level's index sits in an `Env` (level 0: the dimension's own)."""
+    return dim if level == 0 else -level * LEVEL_KEYS - 1 - dim
+
+
+def levels_of(loop: Loop | Planned, trips: int, base_step: int = 1) -> list[AnyLoop]:
+    """`loop` as nested levels of at most BLOCK trips (outermost first); itself when it
+    has at most BLOCK trips."""
+    count = 1
+    while BLOCK**count < trips:
+        count += 1
+    if count == 1:
+        return [loop]
+    top = -(-trips // BLOCK ** (count - 1))
+    return [Level(loop.dim, k, count, loop, base_step, top if k == count - 1 else BLOCK)
+            for k in reversed(range(count))]
+
+
+def fresh_after(trips: list[int]) -> set[int]:
+    """Blocked accumulation over nested reduction loops with these trip counts
+    (outermost first): the positions whose loop body starts a fresh accumulator, folded
+    into the enclosing one after the inner loops. Every accumulator then adds at most
+    BLOCK values (one loop of more trips adds them all) and the error of a sum grows
+    with BLOCK times the number of levels, log(n), instead of with n."""
+    fresh: set[int] = set()
+    chain = 1
+    for i in reversed(range(len(trips))):
+        if chain > 1 and chain * trips[i] > BLOCK:
+            fresh.add(i)
+            chain = 1
+        chain *= max(trips[i], 1)
+    return fresh

@@ -41,6 +41,7 @@ from irtensor import dtypes
 from irtensor.passes.kernel.cost_model import model_of, strides_of
 from irtensor.passes.kernel.kernel_facts import access_dims, keeps_partials
 from irtensor.passes.kernel.schedule_blocks import block_shape
+from irtensor.passes.loops import blocked
 from irtensor.passes.loops.loop_parts import Env, Loop, Planned, tile_key
 
 if TYPE_CHECKING:
@@ -275,7 +276,11 @@ class RegisterBlock:
         points = [{**env, **({row: r} if row is not None else {}), column: c}
                   for r in (row_values or [None]) for c in col_values]  # type: ignore[list-item]
         element = kf.accumulator_type()
-        inits = [self.initial(p, element) for p in points]
+        starts = [self.initial(p, element) for p in points]
+        tiled = any(kf.tile(d) for d in reductions)
+        # A tile's values accumulate on their own (blocked) and join the partial sums of
+        # the tiles before once: a tile is a level of the blocked sum.
+        inits = [kf.constant(kf.identity(element), element)] * len(points) if tiled else starts
         loops = [Planned(d, "point", kf.tile(d)) if kf.tile(d) else Planned(d)
                  for d in reductions]
 
@@ -287,7 +292,10 @@ class RegisterBlock:
             finally:
                 kf.read_cache = None
 
-        totals = kf.nest(loops, inits, step, env)
+        totals = blocked.accumulate(kf, loops, inits, step, env)
+        if tiled:
+            totals = [kf.combine(start, total) for start, total in zip(starts, totals,
+                                                                       strict=True)]
         # Every epilogue first, then every store: a store between two reads of an
         # epilogue input could alias it (the pointers are not noalias), and LLVM would
         # then keep the block's results scalar.

@@ -369,8 +369,14 @@ class OpenCLPrinter:
     def local_array(self, op: ocl.LocalArrayOp) -> None:
         t = op.res.type
         assert isinstance(t, ocl.PtrType)
-        self.line(f"__local {self.ctype(t.element, True)} {self.name(op.res)}"
-                  f"[{op.size.value.data}];")
+        name, size = self.name(op.res), op.size.value.data
+        if isinstance(t.element, Float16Type):
+            # No `half` arrays without cl_khr_fp16, only pointers to half: ushort storage
+            # seen through a `half *` (which vload_half/vstore_half_rte take).
+            self.line(f"__local ushort {name}_bits[{size}];")
+            self.line(f"__local half* {name} = (__local half*){name}_bits;")
+            return
+        self.line(f"__local {self.ctype(t.element, True)} {name}[{size}];")
 
     def barrier(self, op: ocl.BarrierOp) -> None:
         self.line(f"barrier(CLK_{op.fence.data.upper()}_MEM_FENCE);")
@@ -449,7 +455,9 @@ class OpenCLPrinter:
         if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
             cmp = ">" if isinstance(op, arith.MaxUIOp) else "<"
             return f"((u{c}){a} {cmp} (u{c}){b}) ? {a} : {b}"
-        return f"{'max' if isinstance(op, arith.MaxSIOp) else 'min'}({a}, {b})"
+        # both operands of the result's type: an index literal prints as an int, and
+        # min(long, int) would be ambiguous
+        return f"{'max' if isinstance(op, arith.MaxSIOp) else 'min'}(({c}){a}, ({c}){b})"
 
     HANDLERS: dict[type[Operation], Callable[[OpenCLPrinter, Operation], None]] = {}
 

@@ -34,15 +34,17 @@ from math import prod
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, bf16, f16, f32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 
+from irtensor import dtypes
 from irtensor.dialects import ocl
 from irtensor.dialects.kernel import AccessAttr, KernelOp
+from irtensor.passes.loops import blocked
 from irtensor.passes.loops.loop_builder import (
     Env,
     KernelFunction,
@@ -227,7 +229,8 @@ class OpenCLKernelBuilder(KernelFunction):
             return [self.combine(acc, self.body_value({**out, **inner}))
                     for acc, out in zip(carried, outputs, strict=True)]
 
-        totals = self.nest(self.loops_for(reduction), [init] * len(outputs), point, env)
+        totals = blocked.accumulate(self, self.plan(reduction), [init] * len(outputs), point,
+                                    env)
         for total, out in zip(totals, outputs, strict=True):
             self.finish(total, out)
 
@@ -261,18 +264,22 @@ class OpenCLKernelBuilder(KernelFunction):
         element = self.accumulator_type()
         reduction = [d for d in self.order if d in self.op.reduction_dims]
         flat = len(self.sizes)  # a dimension of its own: the flattened reduction
-        step = Loop(flat, lid, self.index(reduction_length(self.op)), self.group)
+        length = reduction_length(self.op)
+        step = Loop(flat, lid, self.index(length), self.group, -(-length // self.group))
 
         def point(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
             env[flat].name_hint = "r"
             env = {**env, **self.unflatten(env[flat], reduction)}
             return [self.combine(carried[0], self.body_value(env))]
 
-        (partial,) = self.nest([step], [self.constant(self.identity(element), element)],
-                               point, env)
-        scratch = self.emit(ocl.LocalArrayOp(element, self.group))
+        identity = self.constant(self.identity(element), element)
+        (partial,) = blocked.accumulate(self, [step], [identity], point, env)
+        # Half-precision partials meet in f32: OpenCL C has no `half` variables (nor
+        # arrays) without cl_khr_fp16, and the tree's sums then round once, at the end.
+        wide = f32 if element in (f16, bf16) else element
+        scratch = self.emit(ocl.LocalArrayOp(wide, self.group))
         scratch.name_hint = "partial"
-        self.at.insert(ocl.StoreOp(partial, scratch, lid))
+        self.at.insert(ocl.StoreOp(self.widened(partial, wide), scratch, lid))
         half = self.group // 2
         while half >= 1:
             self.at.insert(ocl.BarrierOp("local"))
@@ -284,7 +291,15 @@ class OpenCLKernelBuilder(KernelFunction):
             half //= 2
         self.at.insert(ocl.BarrierOp("local"))
         with self.when(arith.CmpiOp(lid, self.index(0), "eq")):
-            self.finish(self.emit(ocl.LoadOp(scratch, self.index(0))), env)
+            total = self.emit(ocl.LoadOp(scratch, self.index(0)))
+            self.finish(self.widened(total, element), env)
+
+    def widened(self, value: SSAValue, t: Attribute) -> SSAValue:
+        """`value` as float type `t` (an exact extension, or the one rounding back)."""
+        if value.type == t:
+            return value
+        wider = dtypes.to_numpy(t).itemsize > dtypes.to_numpy(value.type).itemsize
+        return self.emit(arith.ExtFOp(value, t) if wider else arith.TruncFOp(value, t))
 
     def unflatten(self, flat: SSAValue, dims: Sequence[int]) -> Env:
         """Row-major indices of `dims` (the last fastest) from one linear index."""
@@ -345,8 +360,9 @@ class OpenCLKernelBuilder(KernelFunction):
     def global_id(self, axis: int) -> SSAValue:
         return self.emit(ocl.GlobalIdOp(axis))
 
-    def loops_for(self, dims: Sequence[int]) -> list[Loop]:
-        return [Loop(d, self.index(0), self.index(self.sizes[d])) for d in dims]
+    def dim_range(self, dim: int) -> tuple[SSAValue, SSAValue]:
+        """Every loop of a work item covers its whole dimension."""
+        return self.index(0), self.index(self.sizes[dim])
 
     def linear_index(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
         """Row-major: sum(index_k * stride_k)."""

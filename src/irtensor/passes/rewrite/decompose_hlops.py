@@ -10,6 +10,9 @@ f32, since a / b = a * (1 / b)).
 Elementwise definitions take operands already broadcast to the result shape.
 Composite float definitions marked `@in_f32` compute f16 and bf16 in f32 and
 round once, as numpy's half-precision loops do; f32 and f64 compute in place.
+So do the reductions and normalizations marked `@value_in_f32` (mean, var,
+softmax, the norms), and every sum of f16 or bf16 accumulates in f32
+(`LLBuilder.sum`), as torch and tinygrad accumulate them.
 """
 
 from __future__ import annotations
@@ -55,6 +58,20 @@ def in_f32(define: Callable[..., V]) -> Callable[..., V]:
         if element not in (f16, bf16):
             return define(b, *xs)
         return b.cast(define(b, *(b.cast(x, f32) for x in xs)), element)
+
+    return wrapped
+
+
+def value_in_f32(define: Callable[..., V]) -> Callable[..., V]:
+    """`in_f32` for a definition of one value and plain parameters (axes, eps): a
+    half-precision reduction or normalization computes in f32 and rounds once."""
+
+    @functools.wraps(define)
+    def wrapped(b: B, x: V, *params: object) -> V:
+        element = element_of(x)
+        if element not in (f16, bf16):
+            return define(b, x, *params)
+        return b.cast(define(b, b.cast(x, f32), *params), element)
 
     return wrapped
 
@@ -247,16 +264,26 @@ def min_over(b: B, x: V, axes: tuple[int, ...], keepdim: bool) -> V:
     return reverse_order(b, b.max_over(reverse_order(b, x), axes, keepdim))
 
 
+@value_in_f32
 def mean(b: B, x: V, axes: tuple[int, ...], keepdim: bool) -> V:
     s = b.sum(x, axes, keepdim)
     return div(b, s, b.const(shapes.numel([shape_of(x)[a] for a in axes]), like=s))
 
 
-def var(b: B, x: V, axes: tuple[int, ...], keepdim: bool, correction: int) -> V:
-    """sum((x - mean)**2) / max(n - correction, 0), numpy's and the interpreter's order."""
-    d = sub(b, x, b.expand(mean(b, x, axes, keepdim=True), shape_of(x)))
-    s = b.sum(b.mul(d, d), axes, keepdim)
+@value_in_f32
+def var(b: B, x: V, axes: tuple[int, ...], keepdim: bool, correction: int,
+        corrected: bool = True) -> V:
+    """The corrected two-pass formula (as the interpreter's): with d = x - mean,
+    (sum(d**2) - sum(d)**2 / n) / max(n - correction, 0). sum(d) is n times the rounding
+    error of the mean, so the second term takes that error's share out of sum(d**2)
+    (Chan, Golub and LeVeque), which a large mean over a small spread would show.
+    `corrected=False`: plain sum(d**2), one pass over x fewer (the norms)."""
+    d = sub(b, x, b.expand(mean(b, x, axes, True), shape_of(x)))
     n = shapes.numel([shape_of(x)[a] for a in axes])
+    s = b.sum(b.mul(d, d), axes, keepdim)
+    if corrected:
+        total = b.sum(d, axes, keepdim)
+        s = sub(b, s, div(b, b.mul(total, total), b.const(n, like=total)))
     return div(b, s, b.const(max(n - correction, 0), like=s))
 
 
@@ -307,20 +334,25 @@ def matmul(b: B, op: hl.MatmulOp) -> V:
     return b.reshape(b.sum(product, (len(batch) + 1,), keepdim=True), shape_of(op.res))
 
 
+@value_in_f32
 def softmax(b: B, x: V, axis: int) -> V:
     e = exp(b, sub(b, x, b.expand(b.max_over(x, (axis,), True), shape_of(x))))
     return div(b, e, b.expand(b.sum(e, (axis,), True), shape_of(x)))
 
 
+@value_in_f32
 def log_softmax(b: B, x: V, axis: int) -> V:
     shifted = sub(b, x, b.expand(b.max_over(x, (axis,), True), shape_of(x)))
     return sub(b, shifted, b.expand(log(b, b.sum(exp(b, shifted), (axis,), True)), shape_of(x)))
 
 
+@value_in_f32
 def normalize(b: B, x: V, axes: tuple[int, ...], eps: float) -> V:
-    """(x - mean) / sqrt(biased var + eps), statistics over `axes`."""
+    """(x - mean) / sqrt(biased var + eps), statistics over `axes`; the variance's plain
+    two-pass form (its mean's error matters only where the mean dwarfs the spread, and
+    the correction would cost a pass over x)."""
     d = sub(b, x, b.expand(mean(b, x, axes, True), shape_of(x)))
-    v = var(b, x, axes, True, 0)
+    v = var(b, x, axes, True, 0, False)
     return div(b, d, b.expand(b.sqrt(b.add(v, b.const(eps, like=v))), shape_of(x)))
 
 

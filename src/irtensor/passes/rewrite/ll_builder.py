@@ -6,8 +6,9 @@
 
 Every method inserts one `ll` op (or none, when the op would change nothing:
 a reshape to the same shape, a pad by zero, a permute by the identity) and
-returns its result. The new values are named after the op being replaced, so
-`%s = hl.sub ...` becomes `%s = ll.neg ...`, `%s_1 = ll.add ...` in the printed IR.
+returns its result; a half-precision `sum` is three (cast to f32, sum, cast
+back). The new values are named after the op being replaced, so `%s = hl.sub ...`
+becomes `%s = ll.neg ...`, `%s_1 = ll.add ...` in the printed IR.
 Operands of `ll` ops never broadcast: `broadcast` makes shapes match first.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import TensorType, bf16, f16, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -108,7 +109,13 @@ class LLBuilder:
         return kept if keepdim else self.reshape(kept, dropped)
 
     def sum(self, x: SSAValue, axes: Sequence[int], keepdim: bool = False) -> SSAValue:
-        return self.reduce("sum", x, axes, keepdim)
+        """A sum of f16 or bf16 accumulates in f32 and rounds once (as torch and tinygrad
+        do): their 11 and 8 bits would lose every addend below 2**-11 (2**-8) of the sum,
+        and f16 overflows past 65504."""
+        element = element_of(x)
+        if element not in (f16, bf16):
+            return self.reduce("sum", x, axes, keepdim)
+        return self.cast(self.reduce("sum", self.cast(x, f32), axes, keepdim), element)
 
     def max_over(self, x: SSAValue, axes: Sequence[int], keepdim: bool = False) -> SSAValue:
         return self.reduce("max", x, axes, keepdim)

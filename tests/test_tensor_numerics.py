@@ -1,0 +1,107 @@
+"""Numbers that must come out right on every device: long and half-precision reductions,
+stable formulas (softplus, var), concatenations of computed ints and bools."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from conftest import BF16, F16, I1, I32
+from irtensor import Tensor
+
+
+def test_cat_stack_of_computed_ints_and_bools() -> None:
+    """A concatenated part that is computed pads with its own type's lowest value."""
+    b = np.array([1, 2], I32)
+    np.testing.assert_array_equal((Tensor(b) + Tensor(b)).cat(Tensor(b)).numpy(), [2, 4, 1, 2])
+    np.testing.assert_array_equal((Tensor(b) * -3).stack(Tensor(b)).numpy(), [[-3, -6], [1, 2]])
+    big = np.array([-2**62, 5], np.int64)
+    np.testing.assert_array_equal(Tensor(big).cat(Tensor(big) - 1).numpy(),
+                                  np.concatenate([big, big - 1]))
+    t = np.array([True, False], I1)
+    np.testing.assert_array_equal((~Tensor(t)).cat(Tensor(t)).numpy(), [False, True, True, False])
+    np.testing.assert_array_equal(Tensor(t).stack(~Tensor(t), dim=1).numpy(),
+                                  [[True, False], [False, True]])
+
+
+def test_softplus_is_stable_at_both_ends() -> None:
+    x = np.array([100.0, 89.0, 20.0, 3.0, 1e-3, 0.0, -17.0, -30.0, -80.0], np.float32)
+    for beta in (1.0, 2.0, 0.5):
+        got = Tensor(x).softplus(beta).numpy().astype(np.float64)
+        want = np.logaddexp(0, beta * x.astype(np.float64)) / beta
+        # exp and log of f32; results below f32's smallest normal may underflow
+        np.testing.assert_allclose(got, want, rtol=4e-6, atol=1e-38)
+    ends = Tensor(np.array([np.inf, -np.inf], np.float32)).softplus().numpy()
+    np.testing.assert_array_equal(ends, [np.inf, 0.0])
+
+
+def test_var_of_a_large_mean_over_a_small_spread() -> None:
+    """The mean's rounding error would add n * error**2 to the squared deviations."""
+    rng = np.random.default_rng(3)
+    for n, offset in ((100, 1e4), (1000, 1e3), (1_000_000, 1e3)):
+        x = (rng.random(n) + offset).astype(np.float32)
+        want = np.var(x.astype(np.float64), ddof=1)
+        got = float(Tensor(x).var().numpy())
+        assert abs(got - want) <= 1e-5 * want, (n, got, want)
+        want = np.std(x.astype(np.float64), ddof=0)
+        assert abs(float(Tensor(x).std(correction=0).numpy()) - want) <= 1e-5 * want
+
+
+def test_half_sums_and_means_accumulate_in_f32() -> None:
+    """f16 and bf16 sums and means add in f32 and round once, on every device alike."""
+    for dtype, bits in ((F16, 11), (BF16, 8)):
+        assert float(Tensor(np.ones(3000, dtype)).sum().numpy()) == float(dtype.type(3000))
+        assert float(Tensor.ones(4096, dtype=str(dtype)).sum().numpy()) == 4096
+        x = np.full(1000, 3, dtype)
+        assert float(Tensor(x).sum().numpy()) == float(dtype.type(3000))
+        assert float(Tensor(x).mean().numpy()) == 3
+        # 100 * 1000 overflows f16 (65504) but the mean is 100.
+        mean = Tensor.full((1000,), 100.0, dtype=str(dtype)).mean().numpy()
+        assert mean.dtype == dtype and float(mean) == 100
+        rows = np.random.default_rng(bits).random((4, 2000)).astype(dtype)
+        want = rows.astype(np.float64).sum(axis=1).astype(dtype)
+        got = Tensor(rows).sum(axis=1).numpy()
+        np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
+        assert float(Tensor(x).max().numpy()) == 3 and float(Tensor(-x).min().numpy()) == -3
+
+
+EPS32 = float(np.finfo(np.float32).eps)
+
+
+def assert_pairwise_accurate(got: object, want: np.ndarray, n: int, c: float = 2.0) -> None:
+    """Within c * log2(n) * eps (relative, of the sum of magnitudes): the error bound of
+    a pairwise sum, where adding one after another errs by up to n * eps."""
+    got = np.asarray(got, np.float64)
+    tol = c * math.log2(n) * EPS32
+    np.testing.assert_allclose(got, want, rtol=tol, atol=0)
+
+
+def test_long_sums_and_means_of_constants_keep_growing() -> None:
+    """An f32 accumulator that adds one value at a time stops at 2**24 = 16777216."""
+    n = 20_000_000
+    assert float(Tensor.ones(n).sum().numpy()) == n
+    np.testing.assert_array_equal(Tensor.ones(n, 2).sum(axis=0).numpy(), [n, n])
+    np.testing.assert_array_equal(Tensor.ones(2, n).sum(axis=1).numpy(), [n, n])
+    assert float(Tensor.ones(10**8).mean().numpy()) == 1.0
+    assert_pairwise_accurate(Tensor.full((n,), 0.1).sum().numpy(), np.float32(0.1) * 1.0 * n, n)
+
+
+def test_long_sums_of_data_views_and_computed_values() -> None:
+    rng = np.random.default_rng(7)
+    n = 20_000_000
+    x = rng.random(n, dtype=np.float32)
+    want = x.astype(np.float64).sum()
+    assert float(Tensor(np.ones(n, np.float32)).sum().numpy()) == n
+    assert_pairwise_accurate(Tensor(x).sum().numpy(), want, n)
+    assert_pairwise_accurate((Tensor(x) * 1 + 0).sum().numpy(), want, n)  # computed
+    assert_pairwise_accurate(Tensor(x).mean().numpy(), want / n, n)
+    m = x.reshape(5000, 4000)
+    cols = m.astype(np.float64).sum(axis=0)
+    assert_pairwise_accurate(Tensor(m).sum(axis=0).numpy(), cols, 5000)  # axis != last
+    assert_pairwise_accurate(Tensor(m).T.sum(axis=1).numpy(), cols, 5000)  # a permuted view
+    assert_pairwise_accurate(Tensor(m).permute(1, 0).mean(axis=1).numpy(), cols / 5000, 5000)
+    row = x[:4000]
+    grown = Tensor(row).reshape(1, 4000).expand(5000, 4000)  # an expanded view
+    assert_pairwise_accurate(grown.sum(axis=0).numpy(), row.astype(np.float64) * 5000, 5000)
+    assert_pairwise_accurate(grown.sum().numpy(), row.astype(np.float64).sum() * 5000, n)
