@@ -55,7 +55,6 @@ from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.interp import run
 from irtensor.interp.kernel_impls import CASTS, SCALAR_OPS
 from irtensor.passes.loops.loop_builder import loop_order
-from irtensor.passes.loops.loop_parts import BLOCK, Level, Planned, fresh_after, levels_of
 from irtensor.passes.loops.lower_kernels_to_loops import LoweringError, LowerKernelsToLoopsPass
 from irtensor.pipeline import Pipeline, PipelineError
 from irtensor.testing import Program, programs
@@ -535,53 +534,3 @@ def test_split_ranges_give_the_full_result(order: list[int], fast: bool) -> None
         interp.call_op("k_0", (to_memref(x), to_memref(b), out, *bounds))
     np.testing.assert_allclose(from_memref(out, MemRefType(f32, [3])), want, rtol=1e-6)
 
-
-# --------------------------------------------------------------------------- blocked sums
-
-
-@given(st.lists(st.integers(1, 5000), min_size=1, max_size=5))
-def test_every_accumulator_adds_at_most_a_block(sizes: list[int]) -> None:
-    """Levels cover each loop's trips; between two fresh accumulators (and inside the
-    innermost) the loops add at most BLOCK values, unless one loop alone has more."""
-    loops: list[int] = []
-    for size in sizes:
-        levels = levels_of(Planned(0), size)
-        trips = [level.trips if isinstance(level, Level) else size for level in levels]
-        assert (size <= BLOCK) == (levels == [Planned(0)])
-        assert (max(trips) <= BLOCK or size <= BLOCK) and math.prod(trips) >= size
-        loops.extend(trips)
-    cuts = sorted(fresh_after(loops))
-    for start, stop in zip([-1, *cuts], [*cuts, len(loops) - 1], strict=True):
-        group = loops[start + 1: stop + 1]
-        assert math.prod(group) <= BLOCK or len(group) == 1
-
-
-CONSTANT_SUM = """
-func.func @main() -> tensor<{cols}xf32> {{
-  %r = kernel.kernel @ones() space [{rows}, {cols}] reduce [0] sum reads []
-      writes affine_map<(d0, d1) -> (d1)>
-      schedule <order {order}, tiles [0, 0], vector 1, unroll 1, parallel []>
-      : () -> tensor<{cols}xf32> {{
-    %c = arith.constant 1.0 : f32
-    kernel.yield %c : f32
-  }}
-  func.return %r : tensor<{cols}xf32>
-}}
-"""
-
-
-@pytest.mark.parametrize("fast", [True, False])
-@pytest.mark.parametrize("order", [[1, 0], [0, 1]])
-def test_long_sums_on_llvm_keep_growing_past_two_to_the_24(fast: bool, order: list[int]
-                                                          ) -> None:
-    """20M f32 ones: an accumulator that adds them one by one stops at 2**24 = 16777216;
-    blocked accumulation (registers with the reduction inner, memory with it outer,
-    and the general scheme) gives 20M exactly."""
-    from irtensor.passes.llvm import jit as llvm_jit
-
-    module = ir.parse(CONSTANT_SUM.format(rows=20_000_000, cols=2, order=order))
-    lowered = lower(module, fast)
-    (name,) = [n for n in functions(lowered) if n.startswith("ones")]
-    out = np.zeros(2, np.float32)
-    llvm_jit.compile_module(lowered).function(name)(out, 0, 20_000_000 if order[0] == 0 else 2)
-    np.testing.assert_array_equal(out, [20_000_000, 20_000_000])

@@ -6,5 +6,6 @@ outermost loop so threads can split it), and a caller that runs them in order.
 
 - `lower_kernels_to_loops`: lower-kernels-to-loops, the pass and the calling function;
 - `loop_builder`: one kernel's loop nest, tiles and accumulators (`loop_parts`: its pieces);
-- `register_block`: the register-blocked reduction of matmul- and conv-like kernels.
+- `register_block`: the register-blocked reduction of matmul- and conv-like kernels;
+- `blocked`: how every reduction accumulates, in blocks of at most 128 values.
 """
