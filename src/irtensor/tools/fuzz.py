@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
+import pkgutil
 import re
 import sys
 import time
@@ -120,10 +122,23 @@ class _OutOfTime(BaseException):
     """Raised inside the replay when shrinking has had its time."""
 
 
+def import_everything() -> None:
+    """Import every irtensor module. Hypothesis draws some values from the literals in the
+    source of the modules loaded so far: with all of them loaded before the first draw,
+    what a seed draws does not depend on which modules a run happened to import (a
+    device's, lazily) or on when."""
+    import irtensor
+
+    for module in pkgutil.walk_packages(irtensor.__path__, "irtensor."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+
+
 def explore(n: int, seed: int, max_ops: int, body: Callable[[Program], None],
             shrink: bool = False) -> None:
     """Call `body` on the programs seed `seed` draws, up to `n` of them; with `shrink`, a
     `_Found` from `body` makes hypothesis shrink that program first."""
+    import_everything()
     phases = (Phase.generate, Phase.shrink) if shrink else (Phase.generate,)
 
     @hypothesis_seed(seed)
