@@ -32,7 +32,7 @@ def test_lit_suite() -> None:
         [sys.executable, "-c", LIT, "-v", str(SUITE)],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=2400,
         check=False,
     )
     output = f"{proc.stdout}\n{proc.stderr}"
