@@ -206,9 +206,8 @@ class _OutOfTime(BaseException):
 
 def import_everything() -> None:
     """Import every irtensor module. Hypothesis draws some values from the literals in the
-    source of the modules loaded so far: with all of them loaded before the first draw,
-    what a seed draws does not depend on which modules a run happened to import (a
-    device's, lazily) or on when."""
+    source of the local modules loaded so far; with all of them loaded first, that pool is
+    the same from the first program on, whatever the run then imports itself."""
     import irtensor
 
     for module in pkgutil.walk_packages(irtensor.__path__, "irtensor."):

@@ -50,7 +50,7 @@ def serve(conn: Connection, device: str, plugins: Sequence[str]) -> None:
     while True:
         try:
             text, inputs = conn.recv()
-        except EOFError:
+        except (EOFError, ConnectionError):  # the parent is gone
             return
         try:
             results = run_device(Program(ir.parse(text), inputs), device)
