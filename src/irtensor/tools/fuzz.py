@@ -119,10 +119,11 @@ def check_program(program: Program, run: Runner) -> Outcome:
         return error_outcome("generator", e)
     try:
         want = expected(program.module, program.inputs)
-        problem = check_interpreter(program.module, program.inputs)
+        check = check_interpreter(program.module, program.inputs)
     except Exception as e:
         return error_outcome("interpreter", e)
-    if problem is not None:
+    want.overflow = check.overflow
+    if (problem := check.problem) is not None:
         op, _, types = problem.partition(" on ")
         elements = sorted(set(re.findall(r"x?([a-z]+\d+)>", types.split(":")[0])))
         return Outcome("interpreter", ("interpreter", op, ",".join(elements)), problem)
@@ -133,11 +134,11 @@ def check_program(program: Program, run: Runner) -> Outcome:
     except Exception as e:
         return error_outcome("pipeline" if isinstance(e, PipelineError) else "device", e)
     if (problem := compare(got, want)) is not None:
-        return Outcome("mismatch", ("mismatch", *culprit(program, run)), problem)
+        return Outcome("mismatch", ("mismatch", *culprit(program, run, check.overflow)), problem)
     return PASSED
 
 
-def culprit(program: Program, run: Runner) -> tuple[str, str]:
+def culprit(program: Program, run: Runner, overflow: bool) -> tuple[str, str]:
     """The first op whose value differs when the device returns every value, and its
     element type (not its shape: one bug, one signature), or ("fused", the results'
     element types) when the difference goes away unfused."""
@@ -150,7 +151,7 @@ def culprit(program: Program, run: Runner) -> tuple[str, str]:
         return "unknown", ""
     for value, g, w, noise, unstable in zip(values, got, want.values, want.noise,
                                             want.unstable, strict=True):
-        if compare([g], Expected([w], [noise], [unstable])) is not None:
+        if compare([g], Expected([w], [noise], [unstable], overflow)) is not None:
             return value.owner.name, str(element_of(value))  # type: ignore[union-attr]
     returned = program.module.body.block.first_op.body.block.last_op.operands  # type: ignore[union-attr]
     return "fused", ",".join(sorted({str(element_of(v)) for v in returned}))
