@@ -6,11 +6,12 @@ Each program comes from `irtensor.testing.programs` (every element type, every
 hl op family, size-0 and size-1 axes, edge-value inputs). The interpreter
 runs it as written (each float op checked against numpy in float64 by
 `fuzz_numpy`); the device runs what realizing a tensor on it runs (its
-`default-<device>` pipeline, then its runtime); `fuzz_compare` says whether
-they agree. All N programs run; the counts come at the end. Each distinct
-failure is then shrunk by hypothesis (a second run over the same seed, which
-draws the same programs, now stopping at that failure) and written out as a
-reproducer `irtensor-opt` runs. The same seed draws the same programs.
+`default-<device>` pipeline, then its runtime), in a child process with a
+timeout (`fuzz_worker`); `fuzz_compare` says whether they agree. All N
+programs run; the counts come at the end. Each distinct failure is then
+shrunk by hypothesis (a second run over the same seed, which draws the same
+programs, now stopping at that failure) and written out as a reproducer
+`irtensor-opt` runs (`fuzz_report`). The same seed draws the same programs.
 
 Exit status: 0 when every program passed, 1 when any mismatched or failed
 with an error, 2 for a usage error.
