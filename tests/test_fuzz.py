@@ -18,7 +18,7 @@ from irtensor.dialects import hl
 from irtensor.testing import Program
 from irtensor.tools import cli, fuzz, opt
 from irtensor.tools.fuzz_compare import NOISE_FACTOR, Expected, compare, expected
-from irtensor.tools.fuzz_numpy import check_interpreter
+from irtensor.tools.fuzz_numpy import Check, check_interpreter
 
 # A few hundred programs per device in CI; small programs keep it to about a minute.
 CI_RUNS = [("llvm", 200), ("interp", 200), ("opencl", 100)]
@@ -175,7 +175,7 @@ func.func @main(%a: tensor<3x4xf32>, %b: tensor<4x2xf32>) -> tensor<3x2xf32> {
 }""")
     rng = np.random.default_rng(0)
     inputs = [rng.standard_normal(s).astype(np.float32) for s in ((3, 4), (4, 2))]
-    assert check_interpreter(module, inputs) is None
+    assert check_interpreter(module, inputs) == Check(None, overflow=False)
     from irtensor import interp
 
     for k, name in enumerate(("hl.exp", "hl.matmul", "hl.softmax")):
@@ -184,7 +184,7 @@ func.func @main(%a: tensor<3x4xf32>, %b: tensor<4x2xf32>) -> tensor<3x2xf32> {
             outs[k] = (outs[k] * np.float32(1 + 1e-4)).astype(np.float32)
             return outs
 
-        problem = check_interpreter(module, inputs, off)
+        problem = check_interpreter(module, inputs, off).problem
         assert problem is not None and problem.startswith(f"{name} on "), problem
 
     def nan(m: object, xs: list[np.ndarray]) -> list[np.ndarray]:
@@ -192,7 +192,7 @@ func.func @main(%a: tensor<3x4xf32>, %b: tensor<4x2xf32>) -> tensor<3x2xf32> {
         outs[2][0, 0] = np.nan
         return outs
 
-    problem = check_interpreter(module, inputs, nan)
+    problem = check_interpreter(module, inputs, nan).problem
     assert problem is not None and "hl.softmax" in problem and "at [0, 0]: nan" in problem
 
 
@@ -213,6 +213,27 @@ def test_tolerances_follow_the_dtype_noise_and_nans() -> None:
     boundary = Expected([np.array([3, 1], np.int32)], [np.zeros(2)], [flags])
     assert compare([np.array([2, 1], np.int32)], boundary) is None
     assert compare([np.array([3, 2], np.int32)], boundary) is not None
+
+
+def test_where_partial_sums_may_overflow_nan_and_inf_may_come_out_either_way() -> None:
+    module = ir.parse("""
+func.func @main(%a: tensor<1x3xf16>, %b: tensor<3xf16>) -> tensor<1xf16> {
+  %0 = hl.matmul %a, %b : tensor<1x3xf16>, tensor<3xf16> -> tensor<1xf16>
+  func.return %0 : tensor<1xf16>
+}""")
+    a = np.array([[2.0, 3.0, 1.0]], np.float16)
+    small = check_interpreter(module, [a, np.array([1.0, 1.0, 1.0], np.float16)])
+    assert small == Check(None, overflow=False)
+    # 2 * 60000 overflows f16; with the -inf, one order of the sum gives -inf, another NaN
+    huge = [a, np.array([60000.0, -np.inf, 1.0], np.float16)]
+    assert check_interpreter(module, huge).overflow
+    want = expected(module, huge)
+    assert np.isneginf(want.values[0][0])
+    assert compare([np.array([np.nan], np.float16)], want) is not None
+    want.overflow = True
+    assert compare([np.array([np.nan], np.float16)], want) is None
+    finite = Expected([np.array([1.0], np.float16)], [np.zeros(1)], [np.zeros(1, bool)], True)
+    assert compare([np.array([2.0], np.float16)], finite) is not None  # finite stays checked
 
 
 def test_rounding_noise_of_the_program_itself_is_measured() -> None:

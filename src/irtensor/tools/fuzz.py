@@ -6,11 +6,12 @@ Each program comes from `irtensor.testing.programs` (every element type, every
 hl op family, size-0 and size-1 axes, edge-value inputs). The interpreter
 runs it as written (each float op checked against numpy in float64 by
 `fuzz_numpy`); the device runs what realizing a tensor on it runs (its
-`default-<device>` pipeline, then its runtime); `fuzz_compare` says whether
-they agree. All N programs run; the counts come at the end. Each distinct
-failure is then shrunk by hypothesis (a second run over the same seed, which
-draws the same programs, now stopping at that failure) and written out as a
-reproducer `irtensor-opt` runs. The same seed draws the same programs.
+`default-<device>` pipeline, then its runtime), in a child process with a
+timeout (`fuzz_worker`); `fuzz_compare` says whether they agree. All N
+programs run; the counts come at the end. Each distinct failure is then
+shrunk by hypothesis (a second run over the same seed, which draws the same
+programs, now stopping at that failure) and written out as a reproducer
+`irtensor-opt` runs (`fuzz_report`). The same seed draws the same programs.
 
 Exit status: 0 when every program passed, 1 when any mismatched or failed
 with an error, 2 for a usage error.
@@ -77,10 +78,11 @@ def check_program(program: Program, run: Runner) -> Outcome:
         return error_outcome("generator", e)
     try:
         want = expected(program.module, program.inputs)
-        problem = check_interpreter(program.module, program.inputs)
+        check = check_interpreter(program.module, program.inputs)
     except Exception as e:
         return error_outcome("interpreter", e)
-    if problem is not None:
+    want.overflow = check.overflow
+    if (problem := check.problem) is not None:
         op, _, types = problem.partition(" on ")
         elements = sorted(set(re.findall(r"x?([a-z]+\d+)>", types.split(":")[0])))
         return Outcome("interpreter", ("interpreter", op, ",".join(elements)), problem)
@@ -91,11 +93,11 @@ def check_program(program: Program, run: Runner) -> Outcome:
     except Exception as e:
         return error_outcome("pipeline" if isinstance(e, PipelineError) else "device", e)
     if (problem := compare(got, want)) is not None:
-        return Outcome("mismatch", ("mismatch", *culprit(program, run)), problem)
+        return Outcome("mismatch", ("mismatch", *culprit(program, run, check.overflow)), problem)
     return PASSED
 
 
-def culprit(program: Program, run: Runner) -> tuple[str, str]:
+def culprit(program: Program, run: Runner, overflow: bool) -> tuple[str, str]:
     """The first op whose value differs when the device returns every value, and its
     element type (not its shape: one bug, one signature), or ("fused", the results'
     element types) when the difference goes away unfused."""
@@ -108,7 +110,7 @@ def culprit(program: Program, run: Runner) -> tuple[str, str]:
         return "unknown", ""
     for value, g, w, noise, unstable in zip(values, got, want.values, want.noise,
                                             want.unstable, strict=True):
-        if compare([g], Expected([w], [noise], [unstable])) is not None:
+        if compare([g], Expected([w], [noise], [unstable], overflow)) is not None:
             return value.owner.name, str(element_of(value))  # type: ignore[union-attr]
     returned = program.module.body.block.first_op.body.block.last_op.operands  # type: ignore[union-attr]
     return "fused", ",".join(sorted({str(element_of(v)) for v in returned}))
@@ -124,9 +126,8 @@ class _OutOfTime(BaseException):
 
 def import_everything() -> None:
     """Import every irtensor module. Hypothesis draws some values from the literals in the
-    source of the modules loaded so far: with all of them loaded before the first draw,
-    what a seed draws does not depend on which modules a run happened to import (a
-    device's, lazily) or on when."""
+    source of the local modules loaded so far; with all of them loaded first, that pool is
+    the same from the first program on, whatever the run then imports itself."""
     import irtensor
 
     for module in pkgutil.walk_packages(irtensor.__path__, "irtensor."):

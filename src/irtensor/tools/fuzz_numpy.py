@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
@@ -342,14 +343,25 @@ def applies(op: Operation) -> bool:
 Run = Callable[[ModuleOp, list[np.ndarray]], list[np.ndarray]]
 
 
+@dataclass
+class Check:
+    """What the check found: `problem` (None: every op agrees) and whether some op's
+    magnitudes reach the largest value of its type (`overflow`): then which of inf or NaN
+    the op gives depends on the order it adds in."""
+
+    problem: str | None
+    overflow: bool
+
+
 def check_interpreter(module: ModuleOp, inputs: Sequence[np.ndarray], run: Run = interp.run
-                      ) -> str | None:
-    """None if every float op of @main agrees with float64 numpy, else what differs.
-    `run` runs the interpreter (a test swaps in a broken one)."""
+                      ) -> Check:
+    """Every float op of @main against float64 numpy. `run` runs the interpreter (a test
+    swaps in a broken one)."""
     traced, values = returning_everything(module)
     env: dict[SSAValue, np.ndarray] = dict(zip(traced.body.block.first_op.body.block.args,  # type: ignore[union-attr]
                                                inputs, strict=True))
     env.update(zip(values, run(traced, list(inputs)), strict=True))
+    overflow = False
     for value in values:
         op = value.owner
         if not isinstance(op, Operation) or isinstance(op, ll.ConstOp) or not applies(op):
@@ -359,10 +371,12 @@ def check_interpreter(module: ModuleOp, inputs: Sequence[np.ndarray], run: Run =
                             if dtypes.is_float(element_of(v))), F64)
         with np.errstate(all="ignore"):
             want, bound = REFERENCES[type(op)](op, args, Limits(float_dtype))
+        overflow = overflow or bool(np.isinf(bound).any())
         problem = differs(env[value], want, bound, Limits(float_dtype))
         if problem is not None:
-            return f"{op.name} on {', '.join(str(v.type) for v in op.operands)}: {problem}"
-    return None
+            types = ", ".join(str(v.type) for v in op.operands)
+            return Check(f"{op.name} on {types}: {problem}", overflow)
+    return Check(None, overflow)
 
 
 def differs(got: np.ndarray, want: np.ndarray, bound: np.ndarray, lim: Limits) -> str | None:
@@ -383,4 +397,4 @@ def differs(got: np.ndarray, want: np.ndarray, bound: np.ndarray, lim: Limits) -
             f"{g[index]:.9g}, float64 gives {want[index]:.9g} (bound {bound[index]:.3g})")
 
 
-__all__ = ["REFERENCES", "applies", "check_interpreter", "returning_everything"]
+__all__ = ["REFERENCES", "Check", "applies", "check_interpreter", "returning_everything"]

@@ -40,24 +40,28 @@ def serve(conn: Connection, device: str, plugins: Sequence[str]) -> None:
     """The child: run each (IR text, inputs) it is sent; answer ("ok", results) or
     ("error", outcome)."""
     from irtensor import passes
-    from irtensor.pipeline import PipelineError
-    from irtensor.tools.fuzz_core import error_outcome, run_device
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     for plugin in plugins:
         passes.load_pass_plugin(plugin)
-    conn.send(("ready", None))
-    while True:
-        try:
+    try:
+        conn.send(("ready", None))
+        while True:
             text, inputs = conn.recv()
-        except EOFError:
-            return
-        try:
-            results = run_device(Program(ir.parse(text), inputs), device)
-            conn.send(("ok", results))
-        except Exception as e:
-            stage = "pipeline" if isinstance(e, PipelineError) else "device"
-            conn.send(("error", error_outcome(stage, e)))
+            conn.send(answer(text, inputs, device))
+    except (EOFError, ConnectionError):  # the parent is gone
+        return
+
+
+def answer(text: str, inputs: list[np.ndarray], device: str) -> tuple[str, Any]:
+    from irtensor.pipeline import PipelineError
+    from irtensor.tools.fuzz_core import error_outcome, run_device
+
+    try:
+        return "ok", run_device(Program(ir.parse(text), inputs), device)
+    except Exception as e:
+        stage = "pipeline" if isinstance(e, PipelineError) else "device"
+        return "error", error_outcome(stage, e)
 
 
 class Worker:
