@@ -215,6 +215,16 @@ def test_tolerances_follow_the_dtype_noise_and_nans() -> None:
     assert compare([np.array([3, 2], np.int32)], boundary) is not None
 
 
+def test_a_subnormal_result_may_be_off_by_half_its_spacing() -> None:
+    module = ir.parse("""
+func.func @main(%a: tensor<1xf16>) -> tensor<f16> {
+  %0 = hl.matmul %a, %a : tensor<1xf16>, tensor<1xf16> -> tensor<f16>
+  func.return %0 : tensor<f16>
+}""")
+    a = np.array([0.00246048], np.float16)  # a*a = 6.054e-6 rounds to the subnormal 6.080e-6
+    assert check_interpreter(module, [a]).problem is None
+
+
 def test_where_partial_sums_may_overflow_nan_and_inf_may_come_out_either_way() -> None:
     module = ir.parse("""
 func.func @main(%a: tensor<1x3xf16>, %b: tensor<3xf16>) -> tensor<1xf16> {

@@ -41,9 +41,10 @@ class Limits:
             info.max)
 
     def accumulated(self, magnitude: np.ndarray, n: int) -> np.ndarray:
-        """The error of combining `n` terms of summed size `magnitude`; infinite where the
-        sum could overflow the type (then any result is right)."""
-        bound = (n + 2) * self.eps * magnitude
+        """The error of combining `n` terms of summed size `magnitude` (and of rounding a
+        result below the tiniest normal: subnormals are spaced absolutely); infinite where
+        the sum could overflow the type (then any result is right)."""
+        bound = (n + 2) * self.eps * magnitude + self.tiny
         return np.where(magnitude >= self.max, np.inf, bound)
 
 
@@ -124,7 +125,7 @@ def _mean(op: Operation, args: list[np.ndarray], lim: Limits) -> Result:
     n = _count(args[0], ints(op.axes))  # type: ignore[attr-defined]
     want, bound = _sum(op, args, lim)
     with np.errstate(all="ignore"):
-        return want / n, bound / n + lim.eps * finite(want / n)
+        return want / n, bound / n + lim.eps * finite(want / n) + lim.tiny
 
 
 def _statistics(x: np.ndarray, axes: tuple[int, ...], correction: int, lim: Limits
@@ -141,7 +142,7 @@ def _statistics(x: np.ndarray, axes: tuple[int, ...], correction: int, lim: Limi
         spread = np.sum(finite(d), axis=axes, keepdims=True)
         var_err = (lim.accumulated(d_mag, n + 2) + 2 * mean_err * spread) / max(n - correction, 1)
         overflow = np.max(finite(x), axis=axes, keepdims=True, initial=0.0) ** 2 * n >= lim.max
-    return d, var, d_err, np.where(overflow, np.inf, var_err + lim.eps * finite(var))
+    return d, var, d_err, np.where(overflow, np.inf, var_err + lim.eps * finite(var) + lim.tiny)
 
 
 def _var(op: Operation, args: list[np.ndarray], lim: Limits) -> Result:
@@ -255,8 +256,8 @@ def _pool(op: Operation, args: list[np.ndarray], lim: Limits) -> Result:
     k = math.prod(kernel)
     with np.errstate(all="ignore"):
         want = np.sum(p, axis=(-2, -1)) / k
-        return want, lim.accumulated(np.sum(finite(p), axis=(-2, -1)), k) / k + lim.eps * finite(
-            want)
+        bound = lim.accumulated(np.sum(finite(p), axis=(-2, -1)), k) / k
+        return want, bound + lim.eps * finite(want) + lim.tiny
 
 
 # --------------------------------------------------------------------------- movement
