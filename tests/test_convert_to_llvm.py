@@ -285,6 +285,8 @@ def cast_reference(op: str, x: np.ndarray, result: np.dtype) -> np.ndarray:
         x = -x.astype(np.int64)
     elif op == "trunci" and result.kind == "b":
         return (x & 1).astype(bool)
+    elif op == "fptosi" and x.dtype == DTYPES["bf16"]:  # as f16 and f32 do (INT_MIN)
+        x = x.astype(np.float32)
     return numpy_quiet(lambda: x.astype(result))
 
 

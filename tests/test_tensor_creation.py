@@ -56,9 +56,9 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> Runs:
     record = Runs()
     real = irtensor.frontend.realize.execute
 
-    def counting_execute(module: ModuleOp, arrays, device, key=None):  # type: ignore[no-untyped-def]
+    def counting_execute(module: ModuleOp, *args, **kwargs):  # type: ignore[no-untyped-def]
         record.modules.append(module.clone())
-        return real(module, arrays, device, key)
+        return real(module, *args, **kwargs)
 
     monkeypatch.setattr(irtensor.frontend.realize, "execute", counting_execute)
     return record

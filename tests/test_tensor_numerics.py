@@ -105,3 +105,26 @@ def test_long_sums_of_data_views_and_computed_values() -> None:
     grown = Tensor(row).reshape(1, 4000).expand(5000, 4000)  # an expanded view
     assert_pairwise_accurate(grown.sum(axis=0).numpy(), row.astype(np.float64) * 5000, 5000)
     assert_pairwise_accurate(grown.sum().numpy(), row.astype(np.float64).sum() * 5000, n)
+
+
+def hard_narrow_casts() -> list[np.ndarray]:
+    """Values whose rounding to bf16/f16 goes wrong when rounded through f32 first."""
+    rng = np.random.default_rng(3)
+    doubles = np.array([1.00390625 + 1e-12, 1 + 2**-11 + 2**-40, -(1 + 2**-11 + 2**-40),
+                        1 + 2**-8 + 2**-30], np.float64)
+    ints = np.array([2**24 + 2**16 + 1, 16842753, -16842753], np.int32)
+    longs = np.array([2**62 + 2**54 + 1, -(2**62 + 2**54 + 1), 2**63 - 1, -(2**63), 2**53 + 1],
+                     np.int64)
+    return [np.concatenate([doubles, rng.standard_normal(500) * 1e3]),
+            np.concatenate([ints, rng.integers(-(2**31), 2**31 - 1, 500).astype(np.int32)]),
+            np.concatenate([longs, rng.integers(-(2**63), 2**63 - 1, 500, dtype=np.int64)])]
+
+
+def test_casts_to_half_types_round_once_as_numpy_does() -> None:
+    for x in hard_narrow_casts():
+        for dtype in (BF16, F16):
+            with np.errstate(over="ignore"):
+                want = x.astype(dtype).astype(np.float64)
+            got = Tensor(x).cast(dtype).numpy()
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(got.astype(np.float64), want, err_msg=f"{x.dtype}")

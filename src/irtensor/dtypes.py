@@ -76,6 +76,23 @@ def from_numpy(dtype: np.dtype | type) -> Attribute:
     return _FROM_NUMPY[dt]
 
 
+_BF16_NUMPY = np.dtype(ml_dtypes.bfloat16)
+
+
+def cast_array(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`x` as `dtype`, numpy's way for every pair of types.
+
+    A bf16 becomes an integer through the f32 that holds it exactly, so that NaN and
+    out-of-range values give what numpy gives for f16 and f32 (INT_MIN on x86), not
+    what one ml_dtypes version or another chooses.
+    """
+    x = np.asarray(x)
+    if x.dtype == _BF16_NUMPY and np.dtype(dtype).kind in "iu":
+        x = x.astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return x.astype(dtype)
+
+
 def tensor_type(shape: tuple[int, ...] | list[int], element: Attribute) -> TensorType:
     return TensorType(element, list(shape))
 

@@ -215,7 +215,7 @@ class HlFunctions(InterpreterFunctions):
 
     @impl(hl.CastOp)
     def run_cast(self, interp: Interpreter, op: hl.CastOp, args: Values) -> Values:
-        return result(op, args[0].astype(dtypes.to_numpy(element_of(op.res))))
+        return result(op, dtypes.cast_array(args[0], dtypes.to_numpy(element_of(op.res))))
 
     # ----------------------------------------------------------------------- reductions
 

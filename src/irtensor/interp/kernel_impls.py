@@ -160,7 +160,7 @@ def run_block(block: Block, args: Sequence[np.ndarray], grid: Grid) -> np.ndarra
             value = op.value.value.data  # type: ignore[attr-defined]
             out = np.asarray(value).astype(numpy_type(op.result.type))
         elif isinstance(op, CASTS):
-            out = np.asarray(env[op.operands[0]]).astype(numpy_type(op.results[0].type))
+            out = dtypes.cast_array(env[op.operands[0]], numpy_type(op.results[0].type))
         elif type(op) in SCALAR_OPS:
             out = SCALAR_OPS[type(op)](op, *(env[v] for v in op.operands))
         else:

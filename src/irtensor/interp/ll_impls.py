@@ -183,7 +183,7 @@ class LlFunctions(InterpreterFunctions):
 
     @impl(ll.CastOp)
     def run_cast(self, interp: Interpreter, op: ll.CastOp, args: Values) -> Values:
-        return result(op, args[0].astype(dtypes.to_numpy(element_of(op.res))))
+        return result(op, dtypes.cast_array(args[0], dtypes.to_numpy(element_of(op.res))))
 
     @impl(ll.ReduceOp)
     def run_reduce(self, interp: Interpreter, op: ll.ReduceOp, args: Values) -> Values:

@@ -103,36 +103,64 @@ def convert_float(e: Emitter, v: SSAValue, src: Attribute, dst: Attribute) -> SS
         return e.emit(llvm.FPExtOp(v, f64))
     if dst == f32:
         return e.emit(llvm.FPTruncOp(v, f32))
-    if isinstance(dst, BFloat16Type):  # ml_dtypes rounds f64 -> f32 -> bf16
-        if src == f64:
-            v = e.emit(llvm.FPTruncOp(v, f32))
+    if src == f64:  # one rounding from the f64, as numpy and ml_dtypes round
+        v = f64_to_f32_odd(e, v)
+    if isinstance(dst, BFloat16Type):
         return e.round_bf16(v)
     assert isinstance(dst, Float16Type), dst
-    if src == f64:
-        v = f64_to_f32_odd(e, v)
     return e.emit(llvm.FPTruncOp(v, f16))
 
 
-def unsigned_i64_to_float(e: Emitter, v: SSAValue, target: Attribute) -> SSAValue:
+def i64_to_f64_sticky(e: Emitter, v: SSAValue) -> SSAValue:
+    """An i64 as an f64 that rounds to f32 and narrower types as `v` itself does.
+
+    Beyond 2**53 the low 12 bits are replaced by one sticky bit (2048 if any was set):
+    the result is exact in f64, and every rounding to 24 bits or fewer sees the same
+    kept, guard and sticky bits as it would in `v`.
+    """
+    low = e.binop(llvm.AndOp, v, e.int_const(0xFFF))
+    high = e.emit(llvm.SIToFPOp(e.binop(llvm.SubOp, v, low), f64))
+    sticky = e.select(e.icmp("ne", low, e.int_const(0)), e.float_const(2048.0, f64),
+                      e.float_const(0.0, f64))
+    compressed = e.emit(llvm.FAddOp(high, sticky))
+    shifted = e.binop(llvm.AddOp, v, e.int_const(1 << 53))
+    small = e.icmp("ule", shifted, e.int_const(1 << 54))
+    return e.select(small, e.emit(llvm.SIToFPOp(v, f64)), compressed)
+
+
+def signed_to_float(e: Emitter, v: SSAValue, target: Attribute, narrow: bool) -> SSAValue:
+    """sitofp; for a narrow (f16/bf16) result an f64 whose later rounding is exact."""
+    if narrow and int_width(v.type) == 64:
+        return i64_to_f64_sticky(e, v)
+    return e.emit(llvm.SIToFPOp(v, target))
+
+
+def unsigned_i64_to_float(e: Emitter, v: SSAValue, target: Attribute,
+                          narrow: bool = False) -> SSAValue:
     """uitofp of an i64: halve a value with the top bit set (keeping its last bit as a
     sticky bit), convert, double."""
     negative = e.icmp("slt", v, e.int_const(0))
     halved = e.binop(llvm.OrOp, e.binop(llvm.LShrOp, v, e.int_const(1)),
                      e.binop(llvm.AndOp, v, e.int_const(1)))
-    half = e.emit(llvm.SIToFPOp(halved, target))
+    half = signed_to_float(e, halved, target, narrow)
     big = e.emit(llvm.FAddOp(half, half))
-    return e.select(negative, big, e.emit(llvm.SIToFPOp(v, target)))
+    return e.select(negative, big, signed_to_float(e, v, target, narrow))
 
 
 def int_to_float(e: Emitter, v: SSAValue, dst: Attribute, signed: bool) -> SSAValue:
-    target = f64 if isinstance(dst, Float64Type) else f32
+    """An integer as a float of type `dst`, rounded once (to f16/bf16 through an f64 that
+    holds the integer, or its sticky form, rounded to f32 *to odd*)."""
+    narrow = isinstance(dst, BFloat16Type | Float16Type)
+    target = f64 if narrow or isinstance(dst, Float64Type) else f32
     width = int_width(v.type)
     if signed:
-        result = e.emit(llvm.SIToFPOp(v, target))
+        result = signed_to_float(e, v, target, narrow)
     elif width < 64:
         result = e.emit(llvm.SIToFPOp(e.zext(v, i64), target))
     else:
-        result = unsigned_i64_to_float(e, v, target)
+        result = unsigned_i64_to_float(e, v, target, narrow)
+    if narrow:
+        result = f64_to_f32_odd(e, result)
     return from_compute(e, result, dst)
 
 

@@ -118,6 +118,25 @@ static inline float irt_from_bf16(ushort b) {{
 static inline float irt_round_bf16(float x) {{
   return irt_from_bf16(irt_to_bf16(x));
 }}""",
+    "odd_int": """static inline float irt_odd_from_ulong(ulong a) {{  /* 24 bits, rounded to odd */
+  int n = 64 - (int)clz(a);
+  if (n <= 24) return (float)a;
+  int shift = n - 24;
+  ulong kept = (a >> shift) | (ulong)((a & ((1UL << shift) - 1)) != 0);
+  return (float)(kept << shift);
+}}
+
+static inline float irt_odd_from_long(long a) {{
+  float m = irt_odd_from_ulong(a < 0 ? (ulong)0 - (ulong)a : (ulong)a);
+  return a < 0 ? -m : m;
+}}""",
+    "odd_f64": """static inline float irt_odd_from_double(double d) {{  /* to f32, rounded to odd */
+  float t = (float)d;
+  if (isnan(d) || (double)t == d) return t;
+  uint b = as_uint(t);
+  if (fabs((double)t) > fabs(d)) b -= 1;
+  return as_float(b | 1u);
+}}""",
 }
 
 
@@ -236,7 +255,7 @@ class OpenCLPrinter:
 
     def helper(self, kind: str, t: str, f: str = "") -> str:
         key = f"{kind}_{f}_{t}" if f else f"{kind}_{t}"
-        if kind in ("f16", "bf16"):
+        if kind in ("f16", "bf16", "odd_int", "odd_f64"):
             self.helpers.setdefault(kind, HELPERS[kind].format())
             return f"irt_round_{kind}"
         if key not in self.helpers:
@@ -415,7 +434,26 @@ class OpenCLPrinter:
             return f"{self.helper('fptosi', target, f)}({args[0]})"
         if target == "bool":
             return f"({args[0]} & 1) != 0"
+        if isinstance(op.results[0].type, Float16Type | BFloat16Type):
+            return self.narrow_float(op, source, args[0])
         return f"({target}){args[0]}"
+
+    def narrow_float(self, op: Operation, source: Attribute, a: str) -> str:
+        """A float or integer as the float that rounds to f16/bf16 as `a` itself does
+        (rounded to odd), so that the one rounding `define` adds is numpy's."""
+        if isinstance(source, Float64Type):
+            self.helper("odd_f64", "")
+            return f"irt_odd_from_double({a})"
+        if isinstance(source, IntegerType | IndexType) and not (
+                isinstance(source, IntegerType) and source.width.data <= 24):
+            self.helper("odd_int", "")
+            if isinstance(op, arith.UIToFPOp):
+                return f"irt_odd_from_ulong((ulong)({self.unsigned(source)}){a})"
+            return f"irt_odd_from_long((long){a})"
+        return f"(float){a}"
+
+    def unsigned(self, t: Attribute) -> str:
+        return "u" + self.ctype(t)
 
     def other(self, op: Operation, args: list[str]) -> str:
         t = op.results[0].type
