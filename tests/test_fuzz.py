@@ -248,6 +248,31 @@ func.func @main(%a: tensor<1x3xf16>, %b: tensor<3xf16>) -> tensor<1xf16> {
     assert compare([np.array([2.0], np.float16)], finite) is not None  # finite stays checked
 
 
+def test_a_sum_may_round_at_every_term_in_its_own_type() -> None:
+    """A kernel may add f16 products one by one in f16; numpy's matmul rounds once."""
+    module = ir.parse("""
+func.func @main(%a: tensor<8x16xf16>, %b: tensor<16x3xf16>) -> tensor<8x3xf16> {
+  %0 = hl.matmul %a, %b : tensor<8x16xf16>, tensor<16x3xf16> -> tensor<8x3xf16>
+  func.return %0 : tensor<8x3xf16>
+}""")
+
+    def one_by_one(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = np.zeros((a.shape[0], b.shape[1]), np.float16)
+        for k in range(a.shape[1]):
+            out = (out + a[:, k:k + 1] * b[k:k + 1, :]).astype(np.float16)
+        return out
+
+    rng = np.random.default_rng(0)
+    inputs, apart = [], 0.0
+    while apart < 4:  # inputs where the two orders end 4 ulps or more apart
+        inputs = [(rng.standard_normal(s) * 2).astype(np.float16) for s in ((8, 16), (16, 3))]
+        got, want = one_by_one(*inputs), inputs[0] @ inputs[1]
+        apart = float(np.max(np.abs(got.astype(float) - want) / np.spacing(np.abs(want))))
+    wanted = expected(module, inputs)
+    assert compare([got], wanted) is None
+    assert compare([(got * np.float16(1.05)).astype(np.float16)], wanted) is not None
+
+
 def test_rounding_noise_of_the_program_itself_is_measured() -> None:
     module = ir.parse("""func.func @main(%x: tensor<3xf32>) -> tensor<f32> {
   %0 = hl.sum %x axes [0] : tensor<3xf32> -> tensor<f32>

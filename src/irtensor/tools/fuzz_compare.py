@@ -16,6 +16,7 @@ else NaN must be where the interpreter has it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,11 +25,11 @@ import ml_dtypes
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from irtensor import dtypes, interp, ir
 from irtensor.dialects import hl
-from irtensor.dialects._base import element_of
+from irtensor.dialects._base import element_of, ints, shape_of
 from irtensor.testing import RTOL
 
 F64 = np.dtype(np.float64)
@@ -64,21 +65,53 @@ def rounds(op: Operation) -> bool:
             and len(op.results) == 1 and dtypes.is_float(element_of(op.results[0])))
 
 
+def terms(op: Operation) -> int:
+    """How many terms each result element of `op` adds up (1 for an op that adds none)."""
+    shape = shape_of(op.operands[0]) if op.operands else ()
+    if isinstance(op, hl.SumOp | hl.MeanOp | hl.VarOp | hl.LayerNormOp):
+        count = math.prod(shape[a] for a in ints(op.axes))  # type: ignore[attr-defined]
+    elif isinstance(op, hl.MatmulOp):
+        count = shape[-1]
+    elif isinstance(op, hl.Conv2dOp):
+        count = math.prod(shape_of(op.weight)[1:])
+    elif isinstance(op, hl.AvgPool2dOp):
+        count = math.prod(ints(op.kernel))
+    elif isinstance(op, hl.SoftmaxOp | hl.LogSoftmaxOp):
+        count = shape[op.axis.value.data]
+    elif isinstance(op, hl.BatchNormOp | hl.GroupNormOp):
+        groups = op.groups.value.data if isinstance(op, hl.GroupNormOp) else shape[1]
+        count = math.prod(shape) // max(shape[0] * groups, 1)
+    else:
+        return 1
+    return max(count, 1)
+
+
 def nudged(module: ModuleOp) -> tuple[ModuleOp, list[float]]:
     """`module` with each rounding op's result multiplied by a factor that is a new
-    argument of @main (after the others), and the rounding unit of each one's type."""
+    argument of @main (after the others) and, for an op that adds up `n` terms, each float
+    operand too (in another order or precision, such a sum rounds up to `n` times); with
+    the rounding unit of each factor's type, times `n` for an operand's."""
     copy = module.clone()
     main = next(op for op in copy.ops if isinstance(op, func.FuncOp))
     block, units = main.body.block, []
+
+    def factor(value: SSAValue, unit: float) -> hl.MulOp:
+        units.append(unit * float(ml_dtypes.finfo(dtypes.to_numpy(element_of(value))).eps))
+        return hl.MulOp(value, block.insert_arg(value.type, len(block.args)))
+
     for op in list(block.ops):
         if not rounds(op):
             continue
+        if (n := terms(op)) > 1:
+            for i, operand in enumerate(op.operands):
+                if dtypes.is_float(element_of(operand)):
+                    scaled = factor(operand, n)
+                    block.insert_op_before(scaled, op)
+                    op.operands[i] = scaled.res
         value = op.results[0]
-        factor = block.insert_arg(value.type, len(block.args))
-        scaled = hl.MulOp(value, factor)
+        scaled = factor(value, 1)
         block.insert_op_after(scaled, op)
         value.replace_uses_with_if(scaled.res, lambda use, s=scaled: use.operation is not s)
-        units.append(float(ml_dtypes.finfo(dtypes.to_numpy(element_of(value))).eps))
     main.function_type = func.FunctionType.from_lists(
         [a.type for a in block.args], list(main.function_type.outputs.data))
     return copy, units
