@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "irtensor"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
-RUNGS = ("rewrite", "kernel", "loops", "llvm", "opencl")
+RUNGS = ("rewrite", "autodiff", "kernel", "loops", "llvm", "opencl")
 
 
 def module_name(path: Path) -> str:

@@ -1,6 +1,7 @@
 """irtensor's passes, one folder per rung of the ladder, and the registry that names them.
 
 - `rewrite/`: hl -> ll (decompose-hlops, conv-to-mul-sum, fold-constants, ll canonicalization);
+- `autodiff/`: ll -> ll with the gradient beside each function (grad);
 - `kernel/`: ll -> scheduled `kernel.kernel`s (fuse, split-reductions, reorder-loops);
 - `loops/`: kernel -> scf/arith/math/memref loop functions (lower-kernels-to-loops);
 - `llvm/`: loops -> the llvm dialect -> machine code (convert-to-llvm, the JIT);
@@ -11,6 +12,7 @@ The registry (`registry.py`) is re-exported here: `register_pass`, `register_pip
 registers every pass and the named pipelines below.
 """
 
+from irtensor.passes.autodiff import grad
 from irtensor.passes.kernel import fuse, reorder_loops, split_reductions
 from irtensor.passes.llvm import convert_to_llvm
 from irtensor.passes.loops import lower_kernels_to_loops
@@ -46,6 +48,7 @@ register_pipeline("default-opencl", "hl-to-kernel", "what realizing on device op
 __all__ = [
     "PassInputError", "PassRegistryError", "all_passes", "all_pipelines", "conv_to_mul_sum",
     "convert_to_llvm",
+    "grad",
     "decompose_hlops", "describe", "fold_constants", "fuse", "get_pass", "load_pass_plugin",
     "lower_kernels_to_loops", "lower_to_opencl", "pass_options", "register_pass",
     "register_pipeline", "reorder_loops", "split_reductions",

@@ -57,6 +57,10 @@ class Program:
         inputs = ", ".join(f"{a.dtype}{list(a.shape)}" for a in self.inputs)
         return f"Program(inputs=[{inputs}], ir=\n{ir.to_text(self.module)})"
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """hypothesis's pretty printer shows the same short form."""
+        printer.text(repr(self))
+
 
 Draw = Callable[[st.SearchStrategy], object]
 
