@@ -46,10 +46,24 @@ register_pipeline("default-llvm", "hl-to-kernel", "what realizing on device llvm
 register_pipeline("default-opencl", "hl-to-kernel", "what realizing on device opencl runs")
 
 __all__ = [
-    "PassInputError", "PassRegistryError", "all_passes", "all_pipelines", "conv_to_mul_sum",
+    "PassInputError",
+    "PassRegistryError",
+    "all_passes",
+    "all_pipelines",
+    "conv_to_mul_sum",
     "convert_to_llvm",
+    "decompose_hlops",
+    "describe",
+    "fold_constants",
+    "fuse",
+    "get_pass",
     "grad",
-    "decompose_hlops", "describe", "fold_constants", "fuse", "get_pass", "load_pass_plugin",
-    "lower_kernels_to_loops", "lower_to_opencl", "pass_options", "register_pass",
-    "register_pipeline", "reorder_loops", "split_reductions",
+    "load_pass_plugin",
+    "lower_kernels_to_loops",
+    "lower_to_opencl",
+    "pass_options",
+    "register_pass",
+    "register_pipeline",
+    "reorder_loops",
+    "split_reductions",
 ]
