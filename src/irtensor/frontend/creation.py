@@ -129,10 +129,6 @@ class PropertiesMixin:
         self._value = x.cast(self.dtype)._value
         return self
 
-    def detach(self: Tensor) -> Tensor:
-        """A new tensor of the same value (irtensor has no gradients to cut)."""
-        return type(self)(self._value, device=self.device)
-
     def clone(self: Tensor) -> Tensor:
         """A new tensor of the same value; `assign` on either leaves the other as it was."""
         return type(self)(self._value, device=self.device)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,8 @@ from xdsl.utils.exceptions import VerifyException
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl, ll
 from irtensor.dtypes import DType
-from irtensor.frontend import realize
+from irtensor.frontend import realize, recording
+from irtensor.frontend.autograd import GradMixin
 from irtensor.frontend.bitcast import BitcastMixin
 from irtensor.frontend.bitwise import BitwiseMixin, CastMixin
 from irtensor.frontend.creation import CreationMixin, PropertiesMixin
@@ -41,63 +42,7 @@ Scalar = int | float | bool
 POOLED_COPY_BYTES = 1 << 20  # smaller copies come from malloc, which is quicker for them
 
 
-_VERIFIERS: dict[type, Callable[[Operation], None]] = {}
 _DTYPES: dict[Attribute, DType] = {}
-
-
-def _own_verifier(cls: type[Operation]) -> Callable[[Operation], None]:
-    """The op class's own `verify_` (shapes, element types: the user's errors), without
-    xDSL's generic checks of operand and result constraints, which ops built by this
-    API always meet and which cost about as much again as building the op. xDSL keeps
-    the class's own verifier in the closure of the `verify_` it generates; where that
-    is not found, the full `verify`."""
-    if (found := _VERIFIERS.get(cls)) is None:
-        generated = cls.__dict__.get("verify_")
-        names = getattr(getattr(generated, "__code__", None), "co_freevars", ())
-        cells = getattr(generated, "__closure__", None) or ()
-        own = (cells[names.index("custom_verify")].cell_contents
-               if "custom_verify" in names and len(cells) == len(names) else None)
-        found = own if callable(own) else cls.verify
-        _VERIFIERS[cls] = found
-    return found
-
-
-_VERIFIED: set[Hashable] = set()
-MAX_VERIFIED = 1 << 14
-
-
-def _verify(op: Operation) -> None:
-    """Run the op's own verifier, once per signature: what it checks (shapes, element
-    types, properties) is all in the op's class, operand and result types, properties
-    and attributes, and a program recorded again repeats the same signatures (an op
-    with regions is always verified)."""
-    if op.regions:
-        _own_verifier(type(op))(op)
-        return
-    key = (type(op), tuple(v.type for v in op._operands), tuple(r.type for r in op.results),
-           tuple(op.properties.items()), tuple(op.attributes.items()))
-    if key in _VERIFIED:
-        return
-    _own_verifier(type(op))(op)
-    if len(_VERIFIED) >= MAX_VERIFIED:
-        _VERIFIED.clear()
-    _VERIFIED.add(key)
-
-
-def _forget_uses(op: Operation) -> None:
-    """Unlink a recorded op from its operands' use lists. A detached graph is walked
-    from results to operands only; were the uses kept, a long-lived tensor (a weight)
-    would hold every op ever built on it, with the buffers those ops realized."""
-    for operand, use in zip(op._operands, op._operand_uses, strict=True):
-        operand.remove_use(use)
-    op._operand_uses = ()
-
-
-def _check_size(op: Operation, device: str) -> None:
-    """The op's result fits in the device's memory (`irtensor.runtime.limits`)."""
-    t = op.results[0].type
-    assert isinstance(t, TensorType)
-    limits.check_tensor(t, device, f"the result of {op.name}")
 
 
 def _check_draw(shape: Sequence[Any], what: str) -> tuple[int, ...]:
@@ -152,7 +97,7 @@ def host_array(data: Any, dtype: Any) -> np.ndarray:
 
 class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin, CreationMixin,
              PropertiesMixin, MoreReduceMixin, ScanMixin, EinsumMixin, IndexingMixin, SortMixin,
-             NNOpsMixin, BitcastMixin, CastMixin):
+             NNOpsMixin, BitcastMixin, CastMixin, GradMixin):
     """A lazy tensor. `Tensor([1, 2, 3])`, `Tensor(np_array)`, `Tensor(2.5)`."""
 
     __slots__ = ("_value", "device")
@@ -163,15 +108,17 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         data: Any,
         dtype: DType | str | np.dtype | type | None = None,
         device: str | None = None,
+        requires_grad: bool | None = None,
     ):
         self.device = realize.check_device(device) if device else realize.default_device()
         if isinstance(data, SSAValue):
             self._value = data
-            return
-        if isinstance(data, Tensor):
+        elif isinstance(data, Tensor):
             self._value = data.cast(dtype)._value if dtype else data._value
-            return
-        self._value = realize.buffer_value(host_array(data, dtype))
+        else:
+            self._value = realize.buffer_value(host_array(data, dtype))
+        if requires_grad:
+            self.requires_grad_()
 
     # ------------------------------------------------------------------ properties
 
@@ -350,12 +297,12 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
     @staticmethod
     def _op(op: Operation, device: str | None = None) -> Tensor:
         try:
-            _verify(op)
+            recording.verify(op)
         except VerifyException as e:
             message = str(e).splitlines()[0]
             raise (TypeError if "element type" in message else ValueError)(message) from None
-        _check_size(op, device or realize.default_device())
-        _forget_uses(op)
+        recording.check_size(op, device or realize.default_device())
+        recording.forget_uses(op)
         return Tensor(op.results[0], device=device)
 
     def _new(self, op: Operation) -> Tensor:
