@@ -144,23 +144,19 @@ class GradMixin:
         assert array is not None
         return type(self)(realize.buffer_value(array), device=self.device)
 
-    @staticmethod
+    @classmethod
     @contextlib.contextmanager
-    def train(mode: bool = True) -> Iterator[None]:
+    def train(cls, mode: bool = True) -> Iterator[None]:
         """`with Tensor.train():` sets Tensor.training (dropout, batchnorm statistics)."""
-        from irtensor.frontend.tensor import Tensor
-
-        before, Tensor.training = Tensor.training, mode
+        before, cls.training = cls.training, mode
         try:
             yield
         finally:
-            Tensor.training = before
+            cls.training = before
 
-    @staticmethod
+    @classmethod
     @contextlib.contextmanager
-    def test() -> Iterator[None]:
+    def test(cls) -> Iterator[None]:
         """`with Tensor.test():` the opposite of train()."""
-        from irtensor.frontend.tensor import Tensor
-
-        with Tensor.train(False):
+        with cls.train(False):
             yield
