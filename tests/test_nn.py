@@ -6,6 +6,7 @@ installed. These run on the interpreter: what they test is above the device."""
 from __future__ import annotations
 
 import json
+import re
 import struct
 from collections import namedtuple
 from pathlib import Path
@@ -284,3 +285,15 @@ def test_layers_match_torch() -> None:
                 got = ours(Tensor(x)).numpy()
             want = theirs(torch.from_numpy(x)).detach().numpy()
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------- the docs
+
+def test_the_snippets_of_docs_training_run() -> None:
+    """The python blocks of the nn, State and Optimizers sections, in order."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "training.md").read_text()
+    sections = [s for s in text.split("\n## ")
+                if s.split("\n", 1)[0] in ("irtensor.nn", "State", "Optimizers")]
+    code = [block for s in sections for block in re.findall(r"```python\n(.*?)```", s, re.S)]
+    assert len(sections) == 3 and len(code) == 3
+    exec(compile("\n".join(code), "docs/training.md", "exec"), {})
