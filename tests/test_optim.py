@@ -99,7 +99,7 @@ def test_buffers_are_realized_in_the_step_program() -> None:
             before = STATS.pipeline_runs + STATS.programs_cached
             opt.step()
             assert STATS.pipeline_runs + STATS.programs_cached == before + 1
-            assert step < 2 or STATS.pipeline_runs == compiled
+            assert step < 1 or STATS.pipeline_runs == compiled  # the 2nd step replays
             assert realize.buffer_of(model.bn.running_mean._value) is not None
             rm = 0.9 * rm + 0.1 * (X.astype(np.float64) @ w.T + b).mean(axis=0)
             np.testing.assert_allclose(model.bn.running_mean.numpy(), rm, rtol=1e-5)

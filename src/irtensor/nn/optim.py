@@ -2,7 +2,8 @@
 formulas, tinygrad's names and defaults).
 
 `step()` builds every new value lazily (parameters and states: momentum buffers, Adam's
-moments, the step count), realizes them all in ONE program, and then assigns them. Every
+moments, the step count), assigns them (still lazy: `schedule_step()`, tinygrad's) and
+realizes them all with one `Tensor.realize`: ONE program per step. Every
 state is a realized buffer from the start and the learning rate and step count are
 tensors too, so each step's program has the same structure as the last one and replays
 compiled code: no per-step constant is baked into it.
@@ -89,20 +90,20 @@ class Optimizer:
         raise NotImplementedError(f"{type(self).__name__} does not define its update")
 
     def schedule_step(self) -> list[Tensor]:
-        """Build the new values, realize them in one program, assign them; the tensors
-        assigned (and the buffers realized)."""
+        """Give every parameter with a gradient, and every state, its new value lazily
+        (`assign`); return the tensors that `step()` realizes together (those and the
+        buffers). Nothing is computed yet: a caller may realize more with them."""
         updates = self._updates()
-        new = [v for _, v in updates] + self.buffers
-        if new:
-            new[0].realize(*new[1:])
         for target, value in updates:
             target.assign(value)
         return [t for t, _ in updates] + self.buffers
 
     def step(self) -> None:
         """Update every parameter that has a gradient, and the optimizer's states, in one
-        program."""
-        self.schedule_step()
+        program (`Tensor.realize` of all of `schedule_step()`)."""
+        tensors = self.schedule_step()
+        if tensors:
+            tensors[0].realize(*tensors[1:])
 
 
 class SGD(Optimizer):
