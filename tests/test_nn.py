@@ -138,6 +138,51 @@ def test_layer_errors_are_clear() -> None:
         nn.Dropout(1.5)
 
 
+def _float64(layers: list[object]) -> list[Tensor]:
+    """Each layer's float tensors replaced by float64 copies (finite differences need
+    them); the new parameters."""
+    params = []
+    for layer in layers:
+        for name, t in list(vars(layer).items()):
+            if isinstance(t, Tensor) and t.dtype.is_float:
+                copy = Tensor(t.numpy().astype(np.float64), dtype=dtypes.float64)
+                if t.requires_grad is not False:
+                    params.append(copy.requires_grad_())
+                setattr(layer, name, copy)
+    return params
+
+
+def test_gradients_through_the_layers_match_finite_differences() -> None:
+    c1, gn = nn.Conv1d(2, 4, 3, padding=1), nn.GroupNorm(2, 4)
+    ct, bn = nn.ConvTranspose2d(4, 2, (1, 3), stride=(1, 2)), nn.BatchNorm2d(2)
+    rms, ln, emb, lin = nn.RMSNorm(11), nn.LayerNorm(11), nn.Embedding(5, 11), nn.Linear(11, 3)
+    params = _float64([c1, gn, ct, bn, rms, ln, emb, lin])
+    x = Tensor(RNG.standard_normal((2, 2, 5)), dtype=dtypes.float64)
+    idx = Tensor(np.array([[4, 0], [2, 2]], np.int32))
+    seed = Tensor(RNG.standard_normal((2, 2, 2, 3)), dtype=dtypes.float64)
+
+    def loss() -> Tensor:
+        h = ct(gn(c1(x)).unsqueeze(2))  # (2, 2, 1, 11)
+        h = ln(rms(bn(h))) + emb(idx).reshape(2, 2, 1, 11)
+        return (lin(h.squeeze(2)).reshape(2, 2, 1, 3) * seed).sum() * 0.5 + (h * h).mean()
+
+    with Tensor.train():
+        loss().backward()
+        grads = [p.grad.numpy() for p in params]
+        values = [p.numpy() for p in params]
+        directions = [RNG.standard_normal(v.shape) for v in values]
+        h = 1e-6
+        sides = []
+        for sign in (1, -1):
+            for p, v, d in zip(params, values, directions, strict=True):
+                p.assign(Tensor(v + sign * h * d, dtype=dtypes.float64))
+            sides.append(loss().item())
+    numeric = (sides[0] - sides[1]) / (2 * h)
+    analytic = sum(float(np.sum(g * d)) for g, d in zip(grads, directions, strict=True))
+    assert len(params) == 14 and all(np.abs(g).max() > 0 for g in grads)
+    assert abs(analytic - numeric) <= 1e-6 * (1 + abs(numeric)), (analytic, numeric)
+
+
 # ---------------------------------------------------------------- state dicts
 
 def test_state_dict_names_follow_attributes_lists_and_dicts() -> None:
