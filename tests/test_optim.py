@@ -141,6 +141,21 @@ def test_a_checkpoint_of_model_and_optimizer_resumes_exactly() -> None:
     np.testing.assert_array_equal(model2.weight.numpy(), model.weight.numpy())
 
 
+def test_float64_parameters_train_in_float64() -> None:
+    start, target = RNG.standard_normal(5), RNG.standard_normal(5)
+    p = Tensor(start, requires_grad=True)
+    opt = optim.AdamW([p], lr=0.1, weight_decay=0.3)
+    assert opt.lr.dtype == opt.c2.dtype == p.dtype
+    want, m, v = start, np.zeros(5), np.zeros(5)
+    for t in range(1, 6):
+        opt.zero_grad()
+        ((p - Tensor(target)) ** 3).abs().sum().backward()
+        opt.step()
+        g = 3 * (want - target) ** 2 * np.sign(want - target)
+        want, m, v = ref.adam(want, g, m, v, t, 0.1, 0.9, 0.999, 1e-8, 0.3)
+    np.testing.assert_allclose(p.numpy(), want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["sgd", "adam", "adamw"])
 def test_optimizers_match_torch(name: str) -> None:
     torch = pytest.importorskip("torch")

@@ -57,6 +57,10 @@ class Optimizer:
             raise ValueError("optimizer: no parameter requires a gradient (every tensor "
                              "given has requires_grad=False)")
         self.device = self.params[0].device
+        # the dtype of the 1-element states (lr, Adam's corrections): float64 if a
+        # parameter is, so its update is as exact as the parameter
+        wide = any(p.dtype is dtypes.float64 for p in self.params)
+        self.scalar_dtype = dtypes.float64 if wide else dtypes.default_float
         self.lr = lr  # type: ignore[assignment]
 
     @property
@@ -72,7 +76,7 @@ class Optimizer:
         else:
             if float(value) < 0:
                 raise ValueError(f"optimizer: lr must be >= 0, got {value}")
-            self._lr = filled((1,), float(value), device=self.device)
+            self._lr = filled((1,), float(value), self.scalar_dtype, self.device)
 
     def zero_grad(self) -> None:
         """Set every parameter's gradient to None (the next backward() starts afresh)."""
@@ -152,8 +156,8 @@ class Adam(Optimizer):
         self.m = [self._state(p) for p in self.params]
         self.v = [self._state(p) for p in self.params]
         self.t = filled((1,), 0, dtypes.int32, self.device)
-        self.c1 = filled((1,), 0.0, device=self.device)  # 1 - b1**t
-        self.c2 = filled((1,), 0.0, device=self.device)  # 1 - b2**t
+        self.c1 = filled((1,), 0.0, self.scalar_dtype, self.device)  # 1 - b1**t
+        self.c2 = filled((1,), 0.0, self.scalar_dtype, self.device)  # 1 - b2**t
 
     def _updates(self) -> list[Update]:
         if all(p.grad is None for p in self.params):
