@@ -245,6 +245,7 @@ def test_load_state_dict_errors_name_the_keys_and_load_nothing() -> None:
 def test_safe_save_and_safe_load_round_trip(tmp_path: Path) -> None:
     values = {"f32": arr(2, 3), "f16": arr(4).astype(np.float16),
               "bf16": arr(3).astype(ml_dtypes.bfloat16), "i64": np.arange(5, dtype=np.int64),
+              "f64": RNG.standard_normal(3), "i32": np.array([[-3], [7]], np.int32),
               "flag": np.array([True, False])}
     state = {k: Tensor(v, dtype=v.dtype) for k, v in values.items()}
     state["lazy"] = state["f32"] * 2  # realized on the way
