@@ -132,6 +132,7 @@ def demo(argv: Sequence[str]) -> int:
 
 
 USAGE = """usage: irtensor demo [--stages]      the walk-through
+       irtensor demo train [--epochs N] a small CNN trained on scikit-learn's digits
        irtensor viz FILE.mlir -o F.html  every stage, the kernel graph and table as one page
        irtensor bench [--quick] ...    irtensor side by side with numpy, torch, tinygrad
                                        (irtensor bench --help)
@@ -161,6 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[0] != "demo":
         print(f"irtensor: error: unknown command {argv[0]!r}\n{USAGE}", file=sys.stderr)
         return 2
+    if argv[1:2] == ["train"]:
+        from irtensor.tools import train_demo
+
+        return train_demo.main(argv[2:])
     return demo(argv[1:])
 
 
