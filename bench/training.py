@@ -20,6 +20,7 @@ import os
 import platform
 import time
 from collections.abc import Callable
+from itertools import pairwise
 
 import numpy as np
 
@@ -64,7 +65,7 @@ class NumpyMLP:
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.params = []
-        for fan_in, fan_out in zip(MLP_SIZES, MLP_SIZES[1:], strict=False):
+        for fan_in, fan_out in pairwise(MLP_SIZES):
             bound = 1 / np.sqrt(fan_in)
             self.params += [rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32),
                             rng.uniform(-bound, bound, fan_out).astype(np.float32)]
@@ -110,8 +111,7 @@ def irtensor_mlp_step(rng: np.random.Generator) -> tuple[Callable[[], object], C
 
     class MLP:
         def __init__(self) -> None:
-            self.layers = [nn.Linear(a, b) for a, b in zip(MLP_SIZES, MLP_SIZES[1:],
-                                                            strict=False)]
+            self.layers = [nn.Linear(a, b) for a, b in pairwise(MLP_SIZES)]
 
         def __call__(self, x: Tensor) -> Tensor:
             for layer in self.layers[:-1]:
@@ -162,7 +162,7 @@ def torch_mlp_step(rng: np.random.Generator, compiled: bool) -> Callable[[], obj
     except ImportError:
         return None
     layers: list[torch.nn.Module] = []
-    for a, b in zip(MLP_SIZES, MLP_SIZES[1:], strict=False):
+    for a, b in pairwise(MLP_SIZES):
         layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
     model = torch.nn.Sequential(*layers[:-1])
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
