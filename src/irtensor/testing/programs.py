@@ -35,7 +35,7 @@ from irtensor.testing import planting
 def register_profiles() -> None:
     """Hypothesis profiles: `ci` (enough examples to mean something, bounded time), `dev`."""
     slow_ok = [HealthCheck.too_slow]
-    settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=slow_ok)
+    settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=slow_ok)
     settings.register_profile("dev", max_examples=50, deadline=None, suppress_health_check=slow_ok)
 
 
