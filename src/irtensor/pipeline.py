@@ -59,7 +59,7 @@ class PassRecord:
 
     spec: str
     seconds: float
-    changed: bool
+    changed: bool | None  # None: not looked at (no instrumentation needed the IR text)
     ops_before: int = 0
     ops_after: int = 0
     fired: dict[str, int] = field(default_factory=dict)
@@ -156,7 +156,7 @@ class Pipeline:
         ctx = ctx or ir.make_context()
         inst = self.instrumentation
         report = PipelineReport()
-        text = ir.to_text(module, inst.generic)
+        text = ir.to_text(module, inst.generic) if self._needs_text() else ""
         if inst.dump_dir is not None:
             self._start_dump(inst.dump_dir, text)
         outer = trace.current()  # a trace of the caller's (irtensor.Context(trace=True))
@@ -205,8 +205,9 @@ class Pipeline:
                 self._write_reproducer(text, index)
                 raise PipelineError(f"IR after pass '{spec}' does not verify: {e.message}"
                                     ) from None
-        after = ir.to_text(module, inst.generic)
-        changed = after != text
+        # Printing the module costs about as much as the passes: only when something shows it.
+        after = ir.to_text(module, inst.generic) if self._needs_text() else ""
+        changed = after != text if self._needs_text() else None
         record = PassRecord(spec, seconds, changed)
         if inst.pass_statistics and recording is not None:
             record.ops_before, record.ops_after = ops_before, _count_ops(module)
@@ -215,7 +216,15 @@ class Pipeline:
         self._show_after(pass_.name, spec, after, changed, index)
         return after
 
-    def _show_after(self, name: str, spec: str, text: str, changed: bool, index: int) -> None:
+    def _needs_text(self) -> bool:
+        """Whether the IR text is printed, dumped or compared: a failing pass's
+        reproducer is only written into the dump folder."""
+        inst = self.instrumentation
+        return bool(inst.print_ir_after_all or inst.print_ir_before or inst.print_ir_after
+                    or inst.print_ir_after_change or inst.dump_dir is not None)
+
+    def _show_after(self, name: str, spec: str, text: str, changed: bool | None,
+                    index: int) -> None:
         inst = self.instrumentation
         # --print-ir-after-change alone means "after every pass that changed the IR";
         # with after-all or after=NAMES it narrows those to the passes that changed it.
