@@ -103,7 +103,8 @@ class NumpyMLP:
 # --------------------------------------------------------------------------- irtensor
 
 
-def irtensor_mlp_step(rng: np.random.Generator) -> tuple[Callable[[], object], Callable[[], int]]:
+def irtensor_mlp_step(rng: np.random.Generator, jitted: bool
+                      ) -> tuple[Callable[[], object], Callable[[], int]]:
     from irtensor import Tensor, nn
     from irtensor.nn import optim
     from irtensor.nn.state import get_parameters
@@ -122,10 +123,11 @@ def irtensor_mlp_step(rng: np.random.Generator) -> tuple[Callable[[], object], C
     opt = optim.Adam(get_parameters(model), lr=1e-3)
     x = rng.standard_normal((BATCH, MLP_SIZES[0])).astype(np.float32)
     y = rng.integers(0, 10, BATCH).astype(np.int32)
-    return training_step(model, opt, x, y), lambda: STATS.kernels_run
+    return training_step(model, opt, x, y, jitted), lambda: STATS.kernels_run
 
 
-def irtensor_cnn_step(rng: np.random.Generator) -> tuple[Callable[[], object], Callable[[], int]]:
+def irtensor_cnn_step(rng: np.random.Generator, jitted: bool
+                      ) -> tuple[Callable[[], object], Callable[[], int]]:
     from irtensor.nn import optim
     from irtensor.nn.state import get_parameters
     from irtensor.runtime import STATS
@@ -135,22 +137,27 @@ def irtensor_cnn_step(rng: np.random.Generator) -> tuple[Callable[[], object], C
     opt = optim.Adam(get_parameters(model), lr=3e-3)
     x = rng.random((BATCH, 1, 8, 8)).astype(np.float32)
     y = rng.integers(0, 10, BATCH).astype(np.int32)
-    return training_step(model, opt, x, y), lambda: STATS.kernels_run
+    return training_step(model, opt, x, y, jitted), lambda: STATS.kernels_run
 
 
-def training_step(model: Callable, opt: object, x: np.ndarray, y: np.ndarray
+def training_step(model: Callable, opt: object, x: np.ndarray, y: np.ndarray, jitted: bool
                   ) -> Callable[[], object]:
-    from irtensor import Tensor
+    from irtensor import Tensor, TinyJit
 
-    def step() -> float:
+    def step(xt: Tensor, yt: Tensor) -> Tensor:
+        opt.zero_grad()  # type: ignore[attr-defined]
+        loss = model(xt).cross_entropy(yt)
+        loss.backward()
+        opt.step()  # type: ignore[attr-defined]
+        return loss
+
+    run = TinyJit(step) if jitted else step
+
+    def call() -> float:
         with Tensor.train():
-            opt.zero_grad()  # type: ignore[attr-defined]
-            loss = model(Tensor(x)).cross_entropy(Tensor(y))
-            loss.backward()
-            opt.step()  # type: ignore[attr-defined]
-            return float(loss.item())
+            return float(run(Tensor(x), Tensor(y)).item())
 
-    return step
+    return call
 
 
 # --------------------------------------------------------------------------- torch
@@ -195,11 +202,13 @@ def main() -> None:
     rows.append(("MLP 784-256-256-10", "numpy (by hand)", 0.0, numpy_warm, ""))
     for name, maker in (("MLP 784-256-256-10", irtensor_mlp_step),
                         ("digits CNN", irtensor_cnn_step)):
-        step, kernels = maker(rng)
-        first, warm = timed_steps(step, args.steps)
-        before = kernels()
-        step()
-        rows.append((name, "irtensor llvm (eager)", first, warm, str(kernels() - before)))
+        for jitted in (False, True):
+            step, kernels = maker(rng, jitted)
+            first, warm = timed_steps(step, args.steps)
+            before = kernels()
+            step()
+            how = "TinyJit" if jitted else "eager"
+            rows.append((name, f"irtensor llvm ({how})", first, warm, str(kernels() - before)))
     for compiled in (False, True):
         step = torch_mlp_step(rng, compiled)
         label = "torch.compile" if compiled else "torch eager"

@@ -8,7 +8,7 @@ from typing import Any
 
 from irtensor import dtypes
 
-__all__ = ["Context", "Tensor", "dtypes"]
+__all__ = ["Context", "Tensor", "TinyJit", "dtypes"]
 
 
 def __getattr__(name: str) -> Any:
@@ -17,6 +17,10 @@ def __getattr__(name: str) -> Any:
         from irtensor.frontend.tensor import Tensor
 
         return Tensor
+    if name == "TinyJit":
+        from irtensor.jit import TinyJit
+
+        return TinyJit
     if name == "Context":
         from irtensor.context import Context
 

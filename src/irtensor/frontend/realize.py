@@ -250,7 +250,20 @@ def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,
     return timed(device, lower_and_run)
 
 
+# Called after every program run with (module, arrays, device, results): how a captured
+# step (`irtensor.jit.TinyJit`) learns which programs a function runs, on which buffers.
+RUN_OBSERVERS: list[Callable[[ModuleOp, list[np.ndarray], str, list[np.ndarray]], None]] = []
+
+
 def run_lowered(module: ModuleOp, arrays: list[np.ndarray], device: str) -> list[np.ndarray]:
+    results = _run_on_device(module, arrays, device)
+    for observe in RUN_OBSERVERS:
+        observe(module, arrays, device, results)
+    return results
+
+
+def _run_on_device(module: ModuleOp, arrays: list[np.ndarray], device: str
+                   ) -> list[np.ndarray]:
     if device == "llvm":
         from irtensor.runtime import llvm_device
 
