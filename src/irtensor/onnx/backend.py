@@ -30,7 +30,7 @@ class IrtensorRep(BackendRep):
         self.names = [info.name for info in declared_inputs(model)]
         self.programs: dict[tuple[tuple[int, ...], ...], Program] = {}
 
-    def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:  # noqa: ARG002
+    def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         if isinstance(inputs, Mapping):
