@@ -24,23 +24,29 @@ LIGHT = r"test_(bvlc_alexnet|densenet121|inception_v1|inception_v2|resnet50|shuf
 
 
 class Result(unittest.TestResult):
-    def __init__(self) -> None:
+    def __init__(self, verbose: bool) -> None:
         super().__init__()
         self.rows: list[tuple[str, str, str]] = []
+        self.verbose = verbose
+
+    def add(self, test: unittest.TestCase, kind: str, why: str) -> None:
+        self.rows.append((test.id(), kind, why))
+        if self.verbose:
+            print(f"{kind:11} {test.id().rsplit('.', 1)[-1]}  {why}", flush=True)
 
     def addSuccess(self, test: unittest.TestCase) -> None:
-        self.rows.append((test.id(), "passed", ""))
+        self.add(test, "passed", "")
 
     def addSkip(self, test: unittest.TestCase, reason: str) -> None:
-        self.rows.append((test.id(), "skipped", reason))
+        self.add(test, "skipped", reason)
 
     def addFailure(self, test: unittest.TestCase, err: object) -> None:
-        self.rows.append((test.id(), "failed", _last_line(err)))
+        self.add(test, "failed", _last_line(err))
 
     def addError(self, test: unittest.TestCase, err: object) -> None:
         unsupported = "OnnxImportError" in repr(err[1])  # type: ignore[index]
         kind = "unsupported" if unsupported else "error"
-        self.rows.append((test.id(), kind, _last_line(err)))
+        self.add(test, kind, _last_line(err))
 
 
 def _last_line(err: object) -> str:
@@ -67,13 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="llvm")
     p.add_argument("--real", action="store_true", help="also the nine light models")
     p.add_argument("-k", dest="pattern", help="a regex of the test names to run")
+    p.add_argument("-v", "--verbose", action="store_true", help="a line per case as it runs")
     args = p.parse_args(argv)
     os.environ.setdefault("ONNX_HOME", tempfile.mkdtemp())  # where onnx writes dummy data
-    result = Result()
+    result = Result(args.verbose)
     suite(args.device, args.real, args.pattern).run(result)
     counts = Counter(kind for _, kind, _ in result.rows)
     for name, kind, why in sorted(result.rows):
-        if kind not in ("passed", "skipped"):
+        if kind not in ("passed", "skipped") and not args.verbose:
             print(f"{kind:11} {name.rsplit('.', 1)[-1]}  {why}")
     print(", ".join(f"{counts[k]} {k}" for k in ("passed", "failed", "unsupported", "error",
                                                   "skipped")), f"of {len(result.rows)}")

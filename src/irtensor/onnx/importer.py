@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import onnx
 from onnx import numpy_helper
 
@@ -49,13 +48,6 @@ def opset_of(proto: onnx.ModelProto) -> int:
         if entry.domain in DEFAULT_DOMAINS:
             return int(entry.version)
     return 1 if not proto.opset_import else 7
-
-
-def elem_dtype(elem_type: int, what: str) -> np.dtype:
-    try:
-        return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type))
-    except Exception:
-        raise OnnxImportError(f"{what}: element type {elem_type} is not supported") from None
 
 
 def declared_inputs(proto: onnx.ModelProto) -> list[onnx.ValueInfoProto]:

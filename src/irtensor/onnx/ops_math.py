@@ -9,7 +9,7 @@ from functools import reduce
 import numpy as np
 
 from irtensor.frontend.tensor import Tensor
-from irtensor.onnx.registry import Node, Value, fold, op
+from irtensor.onnx.registry import Node, Value, elem_dtype, fold, op
 
 UNARY: dict[str, Callable[[Tensor], Tensor]] = {
     "Relu": Tensor.relu, "Sigmoid": Tensor.sigmoid, "Tanh": Tensor.tanh, "Exp": Tensor.exp,
@@ -173,15 +173,11 @@ def clip(node: Node) -> list[Value]:
 
 @op("Cast")
 def cast(node: Node) -> list[Value]:
-    from irtensor.onnx.importer import elem_dtype
-
     return [node.tensor(0).cast(elem_dtype(node.attr("to"), "Cast"))]
 
 
 @fold("Cast")
 def cast_np(node: Node) -> list[Value]:
-    from irtensor.onnx.importer import elem_dtype
-
     return [node.const(0, "input").astype(elem_dtype(node.attr("to"), "Cast"))]
 
 

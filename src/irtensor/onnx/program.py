@@ -17,12 +17,11 @@ from irtensor.onnx.importer import (
     ModelLike,
     declared_inputs,
     declared_shape,
-    elem_dtype,
     hint,
     import_graph,
     read_model,
 )
-from irtensor.onnx.registry import Tensors, Value
+from irtensor.onnx.registry import Tensors, Value, elem_dtype
 
 Shapes = Mapping[str, Sequence[int]]
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 import numpy as np
+import onnx
 
 from irtensor import dtypes
 from irtensor.frontend.tensor import Tensor
@@ -39,6 +40,14 @@ def fold(*names: str) -> Callable[[Handler], Handler]:
             FOLDS[name] = fn
         return fn
     return register
+
+
+def elem_dtype(elem_type: int, what: str) -> np.dtype:
+    """The numpy dtype of an ONNX element type."""
+    try:
+        return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type))
+    except Exception:
+        raise OnnxImportError(f"{what}: element type {elem_type} is not supported") from None
 
 
 @dataclass
