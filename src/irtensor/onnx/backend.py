@@ -20,9 +20,13 @@ from onnx.backend.base import Backend, BackendRep
 from irtensor.onnx.importer import declared_inputs, read_model
 from irtensor.onnx.program import Program
 
+SMALL_INTS = 64  # integer inputs up to this size are bound: shapes, axes, pads, repeats
+
 
 class IrtensorRep(BackendRep):
-    """A prepared model: one compiled Program per set of input shapes."""
+    """A prepared model: one compiled Program per set of input shapes (and values of the
+    small integer inputs, which the program is specialized for: irtensor's shapes are
+    static, so an axes or shape input must be known when the model is imported)."""
 
     def __init__(self, model: onnx.ModelProto, device: str):
         self.model = model
@@ -37,11 +41,14 @@ class IrtensorRep(BackendRep):
             arrays = [np.asarray(inputs[n]) for n in self.names]
         else:
             arrays = [np.asarray(v) for v in inputs]
-        key = tuple(a.shape for a in arrays)
+        bound = {n: a for n, a in zip(self.names, arrays, strict=False)
+                 if a.dtype.kind in "iu" and a.size <= SMALL_INTS}
+        key = (tuple(a.shape for a in arrays),
+               tuple((n, a.dtype.str, a.tobytes()) for n, a in bound.items()))
         program = self.programs.get(key)
         if program is None:
-            shapes = dict(zip(self.names, key, strict=False))
-            program = self.programs[key] = Program(self.model, self.device, shapes)
+            shapes = dict(zip(self.names, key[0], strict=False))
+            program = self.programs[key] = Program(self.model, self.device, shapes, bound)
         return tuple(program.run(arrays))
 
 
@@ -54,9 +61,10 @@ class IrtensorBackend(Backend):
         proto = read_model(model)
         chosen = kwargs.get("irtensor_device", cls.device)
         rep = IrtensorRep(proto, chosen)
-        if all(_static(info) for info in declared_inputs(proto)):
-            rep.programs[tuple(_dims(info) for info in declared_inputs(proto))] = Program(
-                proto, chosen)  # imported now: a model irtensor cannot take fails here
+        declared = declared_inputs(proto)
+        if all(_static(info) and _float(info) for info in declared):
+            key = (tuple(_dims(info) for info in declared), ())
+            rep.programs[key] = Program(proto, chosen)  # a model irtensor cannot take fails now
         return rep
 
     @classmethod
@@ -87,6 +95,11 @@ class IrtensorBackend(Backend):
 
 def _static(info: onnx.ValueInfoProto) -> bool:
     return all(d.HasField("dim_value") for d in info.type.tensor_type.shape.dim)
+
+
+def _float(info: onnx.ValueInfoProto) -> bool:
+    return info.type.tensor_type.elem_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE,
+                                               onnx.TensorProto.FLOAT16)
 
 
 def _dims(info: onnx.ValueInfoProto) -> tuple[int, ...]:

@@ -85,7 +85,9 @@ def attributes(node: onnx.NodeProto) -> dict[str, Any]:
 
 
 def hint(name: str) -> str:
-    return _NAME.sub("_", name) or "v"
+    """An ONNX name as an SSA name: [A-Za-z0-9_$.-], not starting with a digit."""
+    clean = _NAME.sub("_", name)
+    return clean if clean and not clean[0].isdigit() else f"v{clean}"
 
 
 def _name_output(value: Value | None, name: str) -> None:

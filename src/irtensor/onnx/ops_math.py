@@ -20,7 +20,7 @@ UNARY: dict[str, Callable[[Tensor], Tensor]] = {
     "Cosh": Tensor.cosh, "Asinh": Tensor.asinh, "Acosh": Tensor.acosh, "Atanh": Tensor.atanh,
     "Erf": Tensor.erf, "Sign": Tensor.sign, "Softsign": Tensor.softsign,
     "Softplus": Tensor.softplus, "Not": Tensor.logical_not, "IsNaN": Tensor.isnan,
-    "Mish": Tensor.mish,
+    "Mish": lambda x: x * x.exp().log1p().tanh(),
 }
 NP_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Neg": np.negative, "Abs": np.abs, "Sqrt": np.sqrt, "Floor": np.floor, "Ceil": np.ceil,
@@ -94,8 +94,25 @@ def pow_(node: Node) -> list[Value]:
         if float(e).is_integer() and 0 <= e <= 16:
             return [a ** int(e)]
         return [a ** float(e)]
-    b = node.tensor(1)
-    return [a.pow(legacy_broadcast(node, a, b).cast(a.dtype))]
+    b = legacy_broadcast(node, a, node.tensor(1))
+    if not a.dtype.is_float:  # integer powers, as onnx: computed wide, cast back
+        return [a.cast("float64").pow(b.cast("float64")).round().cast(a.dtype)]
+    return [a.pow(b.cast(a.dtype))]
+
+
+@op("Mod")
+def mod(node: Node) -> list[Value]:
+    a, b = node.tensor(0), node.tensor(1)
+    if node.attr("fmod", 0):
+        return [a.fmod(b)]
+    if a.dtype.is_float:
+        raise node.error("fmod=0 on floats is not allowed")
+    return [a.mod(b)]
+
+
+@op("CastLike")
+def cast_like(node: Node) -> list[Value]:
+    return [node.tensor(0).cast(node.tensor(1).dtype)]
 
 
 @op("LeakyRelu", "Elu", "Selu", "Celu", "HardSigmoid", "ThresholdedRelu", "HardSwish", "Gelu")

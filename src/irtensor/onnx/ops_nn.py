@@ -207,3 +207,16 @@ def lrn(node: Node) -> list[Value]:
     before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
     sums = squares.avg_pool2d((size, 1), (1, 1), padding=(0, 0, before, after)) * size
     return [x / (sums.reshape(x.shape) * (alpha / size) + bias).pow(beta)]
+
+
+@op("LayerNormalization")
+def layer_norm(node: Node) -> list[Value]:
+    if node.n_outputs > 1:
+        raise node.error("the Mean and InvStdDev outputs are not supported")
+    x = node.tensor(0)
+    axis = node.attr("axis", -1) % x.ndim
+    axes = tuple(range(axis, x.ndim))
+    mean = x.mean(axes, keepdim=True)
+    var = ((x - mean) * (x - mean)).mean(axes, keepdim=True)
+    y = (x - mean) * (var + node.attr("epsilon", 1e-5)).rsqrt() * node.tensor(1)
+    return [y + node.tensor(2) if node.has(2) else y]

@@ -88,7 +88,8 @@ def new_shape(node: Node, x: Value) -> tuple[int, ...]:
         shape = node.ints(1, "shape") if node.opset >= 5 else list(node.attr("shape"))
         return target_shape(node, x, shape)
     if node.op_type == "Flatten":
-        axis = node.attr("axis", 1) % (x.ndim + 1) if x.ndim else 0
+        axis = node.attr("axis", 1)
+        axis = axis + x.ndim if axis < 0 else axis
         return (math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
     if node.opset >= 13:
         axes = node.ints(1, "axes") if node.has(1) else None
@@ -275,3 +276,17 @@ def _pad_axis(x: Tensor, axis: int, before: int, after: int, mode: str) -> Tenso
         high = [part(n - 2 - i, n - 1 - i) for i in range(after)]
     return x.cat(*[*low, x, *high][1:], dim=axis) if not low else \
         low[0].cat(*low[1:], x, *high, dim=axis)
+
+
+@op("GatherElements")
+def gather_elements(node: Node) -> list[Value]:
+    x, idx = node.tensor(0), node.tensor(1)
+    axis = node.attr("axis", 0) % x.ndim
+    return [x.gather(axis, (idx < 0).where(idx + x.shape[axis], idx))]
+
+
+@op("Trilu")
+def trilu(node: Node) -> list[Value]:
+    x = node.tensor(0)
+    k = node.ints(1, "k")[0] if node.has(1) else 0
+    return [x.triu(k) if node.attr("upper", 1) else x.tril(k)]

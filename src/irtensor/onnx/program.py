@@ -10,6 +10,7 @@ import onnx
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
+from irtensor import dtypes
 from irtensor.frontend import realize
 from irtensor.frontend.tensor import Tensor
 from irtensor.onnx.errors import OnnxImportError
@@ -32,6 +33,12 @@ def input_specs(proto: onnx.ModelProto, shapes: Shapes | None = None
     specs = []
     for info in declared_inputs(proto):
         dtype = elem_dtype(info.type.tensor_type.elem_type, f"graph input {info.name!r}")
+        try:
+            dtypes.from_numpy(dtype)
+        except TypeError:
+            raise OnnxImportError(f"graph input {info.name!r}: element type {dtype} is not "
+                                  "supported (irtensor has f16, bf16, f32, f64, i32, i64, "
+                                  "bool)") from None
         if shapes is not None and info.name in shapes:
             shape = tuple(int(d) for d in shapes[info.name])
         else:
@@ -42,15 +49,20 @@ def input_specs(proto: onnx.ModelProto, shapes: Shapes | None = None
 
 class Program:
     """The model's hl `module` (`@main` of its run-time inputs and its weights) and, once
-    `run` has been called, the same module lowered for `device`."""
+    `run` has been called, the same module lowered for `device`. Inputs named in `bound`
+    are constants of the program (an axes, shape or pads input: specialized at import);
+    `run` checks that they are given these values."""
 
-    def __init__(self, model: ModelLike, device: str = "llvm", shapes: Shapes | None = None):
+    def __init__(self, model: ModelLike, device: str = "llvm", shapes: Shapes | None = None,
+                 bound: Mapping[str, np.ndarray] | None = None):
         self.proto = read_model(model)
         self.device = realize.check_device(device)
         self.specs = input_specs(self.proto, shapes)
+        self.bound = {k: np.asarray(v) for k, v in (bound or {}).items()}
         placeholders = {name: Tensor(np.zeros(shape, dtype), device=self.device)
-                        for name, shape, dtype in self.specs}
-        outputs, tensors = import_graph(self.proto, placeholders, self.device)
+                        for name, shape, dtype in self.specs if name not in self.bound}
+        outputs, tensors = import_graph(self.proto, {**placeholders, **self.bound},
+                                        self.device)
         self.outputs: list[Value] = outputs
         lazy = [v for v in outputs if isinstance(v, Tensor)]
         values = [v._value for v in lazy]

@@ -64,7 +64,7 @@ class Tensors:
             return found[1]
         try:
             dtypes.from_numpy(array.dtype)
-        except TypeError:
+        except (TypeError, KeyError):
             what = f"element type {array.dtype} is not supported (irtensor has f16, bf16, " \
                    "f32, f64, i32, i64, bool)"
             raise where.error(what) if where else OnnxImportError(what) from None
