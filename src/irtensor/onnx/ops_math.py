@@ -12,7 +12,7 @@ from irtensor.frontend.tensor import Tensor
 from irtensor.onnx.registry import Node, Value, elem_dtype, fold, op
 
 UNARY: dict[str, Callable[[Tensor], Tensor]] = {
-    "Relu": Tensor.relu, "Sigmoid": Tensor.sigmoid, "Tanh": Tensor.tanh, "Exp": Tensor.exp,
+    "Relu": Tensor.relu, "Sigmoid": Tensor.sigmoid, "Tanh": lambda x: _tanh(x), "Exp": Tensor.exp,
     "Log": Tensor.log, "Sqrt": Tensor.sqrt, "Abs": Tensor.abs, "Neg": Tensor.neg,
     "Reciprocal": Tensor.reciprocal, "Floor": Tensor.floor, "Ceil": Tensor.ceil,
     "Round": Tensor.round, "Sin": Tensor.sin, "Cos": Tensor.cos, "Tan": Tensor.tan,
@@ -20,7 +20,7 @@ UNARY: dict[str, Callable[[Tensor], Tensor]] = {
     "Cosh": Tensor.cosh, "Asinh": Tensor.asinh, "Acosh": Tensor.acosh, "Atanh": Tensor.atanh,
     "Erf": Tensor.erf, "Sign": Tensor.sign, "Softsign": Tensor.softsign,
     "Softplus": Tensor.softplus, "Not": Tensor.logical_not, "IsNaN": Tensor.isnan,
-    "Mish": lambda x: x * x.exp().log1p().tanh(),
+    "Mish": lambda x: _mish(x),
 }
 NP_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Neg": np.negative, "Abs": np.abs, "Sqrt": np.sqrt, "Floor": np.floor, "Ceil": np.ceil,
@@ -38,6 +38,19 @@ NP_BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "GreaterOrEqual": np.greater_equal, "And": np.logical_and, "Or": np.logical_or,
     "Xor": np.logical_xor, "Pow": np.power,
 }
+
+
+def _tanh(x: Tensor) -> Tensor:
+    """tanh through expm1: hl.tanh loses relative precision near 0 (7% at 1e-6)."""
+    m = (x.abs() * -2).expm1()
+    return -m / (m + 2) * x.sign()
+
+
+def _mish(x: Tensor) -> Tensor:
+    """x tanh(softplus(x)) = x n / (n + 2) with n = e^x (e^x + 2): no cancellation."""
+    e = x.minimum(20.0).exp()
+    n = e * (e + 2)
+    return (x > 20).where(x, x * n / (n + 2))
 
 
 @op(*UNARY)

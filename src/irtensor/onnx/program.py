@@ -80,7 +80,11 @@ class Program:
             if array.shape != shape:
                 raise OnnxImportError(f"input {name!r} has shape {array.shape}; the model was "
                                       f"imported for {shape}")
-            if (pos := self.positions[name]) is not None:
+            if name in self.bound:
+                if not np.array_equal(array, self.bound[name]):
+                    raise OnnxImportError(f"input {name!r} differs from the value the "
+                                          "program was specialized for")
+            elif (pos := self.positions[name]) is not None:
                 arrays[pos] = array
         results = iter(self._execute(arrays) if any(isinstance(v, Tensor)
                                                     for v in self.outputs) else [])
