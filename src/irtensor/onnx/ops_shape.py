@@ -240,16 +240,21 @@ def eye_like(node: Node) -> list[Value]:
 def pad(node: Node) -> list[Value]:
     x = node.tensor(0)
     mode = node.attr("mode", "constant")
+    given = None
     if node.opset < 11:
         pads = list(node.attr("pads", node.attr("paddings", [])))
         value = float(node.attr("value", 0.0))
     else:
         pads = node.ints(1, "pads")
-        value = float(node.const(2, "constant_value").reshape(-1)[0]) if node.has(2) else 0.0
+        given = node.inputs[2] if node.has(2) else None
+        value = float(given.reshape(-1)[0]) if isinstance(given, np.ndarray) else 0.0
     axes = node.ints(3, "axes") if node.has(3) else list(range(x.ndim))
     pairs: list[tuple[int, int]] = [(0, 0)] * x.ndim
     for i, a in enumerate(axes):
         pairs[a % x.ndim] = (pads[i], pads[i + len(axes)])
+    if mode == "constant" and isinstance(given, Tensor):  # a value known at run time
+        outside = 1 - Tensor.ones(*x.shape, dtype=x.dtype, device=x.device).pad(pairs)
+        return [x.pad(pairs) + outside * given.reshape(()).cast(x.dtype)]
     if mode == "constant":
         return [x.pad(pairs, value)]
     if mode not in ("edge", "reflect"):

@@ -76,7 +76,7 @@ class Program:
     def run(self, inputs: Sequence[Any] | Mapping[str, Any]) -> list[np.ndarray]:
         arrays = list(self.arrays)
         for (name, shape, dtype), value in zip(self.specs, self._ordered(inputs), strict=True):
-            array = np.ascontiguousarray(value, dtype=dtype)
+            array = np.asarray(value, dtype=dtype, order="C")  # a 0-d array stays 0-d
             if array.shape != shape:
                 raise OnnxImportError(f"input {name!r} has shape {array.shape}; the model was "
                                       f"imported for {shape}")
