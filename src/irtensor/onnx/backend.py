@@ -18,7 +18,7 @@ import onnx
 from onnx.backend.base import Backend, BackendRep
 
 from irtensor.onnx.importer import declared_inputs, read_model
-from irtensor.onnx.program import Program
+from irtensor.onnx.program import Program, input_specs
 
 SMALL_INTS = 64  # integer inputs up to this size are bound: shapes, axes, pads, repeats
 
@@ -32,6 +32,7 @@ class IrtensorRep(BackendRep):
         self.model = model
         self.device = device
         self.names = [info.name for info in declared_inputs(model)]
+        input_specs(model, {n: () for n in self.names})  # refuses what is not a tensor
         self.programs: dict[tuple[tuple[int, ...], ...], Program] = {}
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from irtensor.frontend.tensor import Tensor
-from irtensor.onnx.registry import Node, Value, fold, op
+from irtensor.onnx.registry import Node, Value, elem_dtype, fold, op
 
 INT64 = np.dtype(np.int64)
 
@@ -231,9 +231,14 @@ def range_(node: Node) -> list[Value]:
 
 
 @fold("EyeLike")
+@op("EyeLike")
 def eye_like(node: Node) -> list[Value]:
-    x = node.const(0, "input")
-    return [np.eye(*x.shape, k=node.attr("k", 0), dtype=x.dtype)]
+    """Its shape is all it reads: computed at import either way."""
+    x = node.inputs[0]
+    assert x is not None
+    dtype = elem_dtype(node.attr("dtype"), "EyeLike") if "dtype" in node.attrs else (
+        x.dtype if isinstance(x, np.ndarray) else x.dtype.np)
+    return [np.eye(*x.shape, k=node.attr("k", 0), dtype=dtype)]
 
 
 @op("Pad")

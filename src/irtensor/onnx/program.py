@@ -32,6 +32,10 @@ def input_specs(proto: onnx.ModelProto, shapes: Shapes | None = None
     """(name, shape, dtype) of each run-time input; `shapes` overrides declared ones."""
     specs = []
     for info in declared_inputs(proto):
+        if not info.type.HasField("tensor_type"):
+            kind = info.type.WhichOneof("value") or "unknown"
+            raise OnnxImportError(f"graph input {info.name!r}: a {kind} input is not "
+                                  "supported (only tensors are)")
         dtype = elem_dtype(info.type.tensor_type.elem_type, f"graph input {info.name!r}")
         try:
             dtypes.from_numpy(dtype)
