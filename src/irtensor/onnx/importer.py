@@ -11,6 +11,7 @@ from typing import Any
 
 import onnx
 from onnx import numpy_helper
+from xdsl.ir import OpResult
 
 from irtensor.context import Context
 from irtensor.frontend.tensor import Tensor
@@ -91,10 +92,10 @@ def hint(name: str) -> str:
 
 
 def _name_output(value: Value | None, name: str) -> None:
-    if isinstance(value, Tensor) and value._value.name_hint is None:
-        owner = value._value.owner
-        if not isinstance(owner, type(None)) and hasattr(owner, "results"):
-            value._value.name_hint = hint(name)
+    """The op's result takes the ONNX name (an input or weight passed through keeps its)."""
+    if isinstance(value, Tensor) and isinstance(value._value, OpResult) \
+            and value._value.name_hint is None:
+        value._value.name_hint = hint(name)
 
 
 def run_node(node: onnx.NodeProto, env: dict[str, Value], opset: int,
