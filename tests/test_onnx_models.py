@@ -83,3 +83,17 @@ def test_light_model_matches_shipped_output_and_onnxruntime(name: str) -> None:
     (got,) = ionnx.Program(rand, "llvm").run(list(feeds.values()))
     assert want.std() > 1e-4  # random weights: an output that tells classes apart
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.skipif(
+    not ALL, reason="compiling it takes a minute on two cores; IRTENSOR_ONNX_ALL=1 runs it"))
+    for m in ("resnet50", "shufflenet", "squeezenet")])
+def test_light_model_matches_shipped_output_on_opencl(name: str) -> None:
+    from conftest import opencl_unavailable
+
+    if (why := opencl_unavailable()) is not None:
+        pytest.skip(f"no OpenCL device builds programs here: {why}")
+    model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
+    expected = numpy_helper.to_array(onnx.load_tensor(str(LIGHT / f"light_{name}_output_0.pb")))
+    (got,) = ionnx.Program(model, "opencl").run([dummy_input(model)])
+    np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-7)
