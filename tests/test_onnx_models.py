@@ -1,9 +1,10 @@
 """The light models onnx ships (AlexNet ... ZFNet-512) match their shipped outputs on
-llvm, and, with random weights in place of the shipped constant ones, onnxruntime.
+llvm, and, with random weights in place of the shipped constant ones, onnxruntime;
+three of them match on opencl too.
 
 Compiling a whole network takes from 45 s (SqueezeNet) to 5 minutes (Inception v2) on
 two cores with a cold kernel cache, so the default run takes SqueezeNet only; set
-IRTENSOR_ONNX_ALL=1 for all nine (docs/onnx.md has the table)."""
+IRTENSOR_ONNX_ALL=1 for all nine and the opencl runs (docs/onnx.md has the table)."""
 
 from __future__ import annotations
 
