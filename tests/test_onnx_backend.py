@@ -5,7 +5,6 @@ cases are `python bench/onnx_backend_report.py` (docs/onnx.md has them)."""
 from __future__ import annotations
 
 import functools
-import os
 import unittest
 
 import pytest
@@ -40,7 +39,6 @@ def suite() -> dict[str, unittest.TestCase]:
 
     from irtensor.onnx.backend import IrtensorBackend
 
-    os.environ.setdefault("ONNX_HOME", os.path.join(os.path.dirname(__file__), ".onnx-home"))
     IrtensorBackend.device = "llvm"
     tests = onnx.backend.test.BackendTest(IrtensorBackend, __name__)
     tests.include("^test_(" + "|".join(CASES) + ")_cpu$")
