@@ -1,0 +1,222 @@
+"""Convolutions, pooling and normalizations over NCHW (and NCW, as NCHW with H = 1)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from irtensor.frontend.tensor import Tensor
+from irtensor.onnx.registry import Node, Value, op
+
+
+def spatial(node: Node, x: Tensor) -> int:
+    """The number of spatial axes: 1 or 2 are supported."""
+    n = x.ndim - 2
+    if n not in (1, 2):
+        raise node.error(f"{n}-D {node.op_type} is not supported (1-D and 2-D are)")
+    return n
+
+
+def as_2d(values: Sequence[int], fill: int, n: int) -> list[int]:
+    """Per-axis values of a 1-D op as those of a 2-D one (an axis of size 1 in front)."""
+    return [fill, *values] if n == 1 else list(values)
+
+
+def window_pads(node: Node, sizes: Sequence[int], kernel: Sequence[int],
+                strides: Sequence[int], dilations: Sequence[int]) -> list[int]:
+    """ONNX pads [begin..., end...] from `pads` or `auto_pad`."""
+    auto = node.attr("auto_pad", "NOTSET")
+    n = len(sizes)
+    if auto in ("NOTSET", ""):
+        return list(node.attr("pads", [0] * (2 * n)))
+    if auto == "VALID":
+        return [0] * (2 * n)
+    if auto not in ("SAME_UPPER", "SAME_LOWER"):
+        raise node.error(f"auto_pad={auto!r} is not supported")
+    begin, end = [], []
+    for size, k, s, d in zip(sizes, kernel, strides, dilations, strict=True):
+        total = max(0, (math.ceil(size / s) - 1) * s + (k - 1) * d + 1 - size)
+        small = total // 2
+        begin.append(small if auto == "SAME_UPPER" else total - small)
+        end.append(total - begin[-1])
+    return begin + end
+
+
+def _tinygrad_padding(pads: Sequence[int]) -> tuple[int, int, int, int]:
+    """ONNX [top, left, bottom, right] as tinygrad's (left, right, top, bottom)."""
+    top, left, bottom, right = pads
+    return (left, right, top, bottom)
+
+
+def _lift(x: Tensor, n: int) -> Tensor:
+    return x.unsqueeze(2) if n == 1 else x
+
+
+@op("Conv")
+def conv(node: Node) -> list[Value]:
+    x, w = node.tensor(0), node.tensor(1)
+    n = spatial(node, x)
+    kernel = list(node.attr("kernel_shape", w.shape[2:]))
+    strides = list(node.attr("strides", [1] * n))
+    dilations = list(node.attr("dilations", [1] * n))
+    pads = window_pads(node, x.shape[2:], kernel, strides, dilations)
+    pads2 = as_2d(pads[:n], 0, n) + as_2d(pads[n:], 0, n)
+    y = _lift(x, n).conv2d(_lift(w, n), node.tensor(2) if node.has(2) else None,
+                           groups=node.attr("group", 1), stride=as_2d(strides, 1, n),
+                           dilation=as_2d(dilations, 1, n),
+                           padding=_tinygrad_padding(pads2))
+    return [y.squeeze(2) if n == 1 else y]
+
+
+@op("ConvTranspose")
+def conv_transpose(node: Node) -> list[Value]:
+    x, w = node.tensor(0), node.tensor(1)
+    n = spatial(node, x)
+    if "output_shape" in node.attrs or node.attr("auto_pad", "NOTSET") not in ("NOTSET", ""):
+        raise node.error("output_shape and auto_pad are not supported (pads are)")
+    strides = list(node.attr("strides", [1] * n))
+    dilations = list(node.attr("dilations", [1] * n))
+    pads = list(node.attr("pads", [0] * (2 * n)))
+    extra = list(node.attr("output_padding", [0] * n))
+    y = _lift(x, n).conv_transpose2d(
+        _lift(w, n), None, groups=node.attr("group", 1), stride=as_2d(strides, 1, n),
+        dilation=as_2d(dilations, 1, n), padding=0, output_padding=0)
+    # full output, then crop pads (begin, end) and grow by output_padding at the end
+    begins, ends = as_2d(pads[:n], 0, n), as_2d(pads[n:], 0, n)
+    grow = as_2d(extra, 0, n)
+    crop = [None, None] + [(b, y.shape[2 + i] - e + g) for i, (b, e, g) in
+                           enumerate(zip(begins, ends, grow, strict=True))]
+    y = y.pad([None, None] + [(0, g) for g in grow]).shrink(crop)
+    if node.has(2):
+        y = y + node.tensor(2).reshape(1, -1, 1, 1)
+    return [y.squeeze(2) if n == 1 else y]
+
+
+def pool_geometry(node: Node, x: Tensor, n: int) -> tuple[list[int], list[int], list[int],
+                                                           list[int]]:
+    """kernel, strides, pads [begin..., end...] and the extra end padding ceil_mode adds."""
+    kernel = list(node.attr("kernel_shape"))
+    strides = list(node.attr("strides", [1] * n))
+    dilations = list(node.attr("dilations", [1] * n))
+    if any(d != 1 for d in dilations):
+        raise node.error("pooling with dilations is not supported")
+    sizes = x.shape[2:]
+    pads = window_pads(node, sizes, kernel, strides, dilations)
+    extra = [0] * n
+    if node.attr("ceil_mode", 0):
+        for i in range(n):
+            span = sizes[i] + pads[i] + pads[n + i] - kernel[i]
+            out = -(-span // strides[i]) + 1
+            if (out - 1) * strides[i] >= sizes[i] + pads[i]:  # a window starting in padding
+                out -= 1
+            extra[i] = max(0, (out - 1) * strides[i] + kernel[i] - (sizes[i] + pads[i]
+                                                                      + pads[n + i]))
+    return kernel, strides, pads, extra
+
+
+@op("MaxPool", "AveragePool", "LpPool")
+def pool(node: Node) -> list[Value]:
+    x = node.tensor(0)
+    n = spatial(node, x)
+    if node.op_type == "LpPool":
+        raise node.error("operator LpPool is not supported")
+    if node.n_outputs > 1:
+        raise node.error("the Indices output of MaxPool is not supported")
+    kernel, strides, pads, extra = pool_geometry(node, x, n)
+    ends = [p + e for p, e in zip(pads[n:], extra, strict=True)]
+    k2, s2 = as_2d(kernel, 1, n), as_2d(strides, 1, n)
+    padding = _tinygrad_padding(as_2d(pads[:n], 0, n) + as_2d(ends, 0, n))
+    x2 = _lift(x, n)
+    if node.op_type == "MaxPool":
+        y = x2.max_pool2d(k2, s2, padding=padding)
+    else:
+        y = x2.avg_pool2d(k2, s2, padding=padding)
+        counted = not (any(pads) or any(extra)) or node.attr("count_include_pad", 0)
+        if not counted or any(extra):
+            y = y / _window_counts(x2, k2, s2, pads, extra, n, bool(counted))
+    return [y.squeeze(2) if n == 1 else y]
+
+
+def _window_counts(x: Tensor, kernel: list[int], strides: list[int], pads: list[int],
+                   extra: list[int], n: int, with_pads: bool) -> Tensor:
+    """The share of each window that AveragePool divides by: the input's cells (and the
+    explicit pads, with count_include_pad), never ceil_mode's overhang."""
+    sizes = list(x.shape[2:])
+    mask = np.ones([1, 1, *sizes], np.float32)
+    p = as_2d(pads[:n], 0, n) + as_2d(pads[n:], 0, n)
+    e = as_2d(extra, 0, n)
+    if with_pads:
+        mask = np.pad(mask, [(0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])], constant_values=1)
+        p = [0, 0, 0, 0]
+    padding = (p[1], p[3] + e[1], p[0], p[2] + e[0])
+    counts = Tensor(mask, device=x.device).avg_pool2d(kernel, strides, padding=padding)
+    return counts.cast(x.dtype)
+
+
+@op("GlobalAveragePool", "GlobalMaxPool")
+def global_pool(node: Node) -> list[Value]:
+    x = node.tensor(0)
+    axes = tuple(range(2, x.ndim))
+    return [x.mean(axes, keepdim=True) if node.op_type == "GlobalAveragePool"
+            else x.max(axes, keepdim=True)]
+
+
+@op("BatchNormalization")
+def batch_norm(node: Node) -> list[Value]:
+    """Inference form; with the statistics known at import, one scale and one shift."""
+    if node.opset < 7 and node.attr("is_test", 0) == 0 and node.n_outputs > 1:
+        raise node.error("training mode (is_test=0 with statistics outputs) is not supported")
+    if node.attr("training_mode", 0):
+        raise node.error("training_mode=1 is not supported")
+    x = node.tensor(0)
+    eps = node.attr("epsilon", 1e-5)
+    shape = [1, -1] + [1] * (x.ndim - 2)
+    if all(isinstance(node.inputs[i], np.ndarray) for i in range(1, 5)):
+        scale, bias, mean, var = (node.inputs[i].astype(np.float64) for i in range(1, 5))
+        a = scale / np.sqrt(var + eps)
+        b = bias - mean * a
+        dtype = x.dtype.np
+        return [x * node.tensors.of(a.astype(dtype).reshape(shape)) +
+                node.tensors.of(b.astype(dtype).reshape(shape))]
+    scale, bias, mean, var = (node.tensor(i).reshape(shape) for i in range(1, 5))
+    return [(x - mean) * (scale * (var + eps).rsqrt()) + bias]
+
+
+@op("InstanceNormalization")
+def instance_norm(node: Node) -> list[Value]:
+    x = node.tensor(0)
+    shape = [1, -1] + [1] * (x.ndim - 2)
+    axes = tuple(range(2, x.ndim))
+    mean = x.mean(axes, keepdim=True)
+    var = ((x - mean) * (x - mean)).mean(axes, keepdim=True)
+    y = (x - mean) * (var + node.attr("epsilon", 1e-5)).rsqrt()
+    return [y * node.tensor(1).reshape(shape) + node.tensor(2).reshape(shape)]
+
+
+@op("LRN")
+def lrn(node: Node) -> list[Value]:
+    """x / (bias + alpha / size * sum of squares over `size` channels) ** beta."""
+    x = node.tensor(0)
+    size = node.attr("size")
+    alpha, beta, bias = node.attr("alpha", 1e-4), node.attr("beta", 0.75), node.attr("bias", 1.0)
+    n, c = x.shape[0], x.shape[1]
+    rest = math.prod(x.shape[2:])
+    squares = (x * x).reshape(n, 1, c, rest)
+    before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+    sums = squares.avg_pool2d((size, 1), (1, 1), padding=(0, 0, before, after)) * size
+    return [x / (sums.reshape(x.shape) * (alpha / size) + bias).pow(beta)]
+
+
+@op("LayerNormalization")
+def layer_norm(node: Node) -> list[Value]:
+    if node.n_outputs > 1:
+        raise node.error("the Mean and InvStdDev outputs are not supported")
+    x = node.tensor(0)
+    axis = node.attr("axis", -1) % x.ndim
+    axes = tuple(range(axis, x.ndim))
+    mean = x.mean(axes, keepdim=True)
+    var = ((x - mean) * (x - mean)).mean(axes, keepdim=True)
+    y = (x - mean) * (var + node.attr("epsilon", 1e-5)).rsqrt() * node.tensor(1)
+    return [y + node.tensor(2) if node.has(2) else y]

@@ -1,0 +1,65 @@
+"""onnx's own backend tests (onnx.backend.test.BackendTest) drive irtensor's Backend: a
+selection of the cases irtensor supports, each of which must pass. The counts over all
+cases are `python bench/onnx_backend_report.py` (docs/onnx.md has them)."""
+
+from __future__ import annotations
+
+import functools
+import unittest
+
+import pytest
+
+pytest.importorskip("onnx")
+
+CASES = (
+    # the shipped pytorch-converted and pytorch-operator folders (opset 6 to 9 exports)
+    "AvgPool1d_stride", "AvgPool2d", "BatchNorm1d_3d_input_eval", "BatchNorm2d_momentum_eval",
+    "ConstantPad2d", "Conv1d_dilated", "Conv1d_groups", "Conv2d_depthwise_padded",
+    "Conv2d_dilated", "Conv2d_groups", "Conv2d_strided", "ConvTranspose2d", "ELU", "GLU_dim",
+    "LeakyReLU_with_negval", "Linear", "LogSoftmax", "MaxPool1d_stride", "MaxPool2d",
+    "PReLU_2d_multiparam", "PixelShuffle", "ReflectionPad2d", "ReplicationPad2d", "SELU",
+    "Softmin", "Softplus", "operator_add_size1_singleton_broadcast", "operator_addmm",
+    "operator_chunk", "operator_clip", "operator_concat2", "operator_flatten",
+    "operator_index", "operator_maxpool", "operator_mm", "operator_pad", "operator_permute2",
+    "operator_pow", "operator_reduced_mean_keepdim", "operator_repeat", "operator_view",
+    "single_relu_model", "sign_model",
+    # node cases onnx generates
+    "conv_with_strides_and_asymmetric_padding", "averagepool_2d_ceil",
+    "averagepool_2d_pads_count_include_pad", "maxpool_2d_same_upper", "gemm_all_attributes",
+    "batchnorm_epsilon", "lrn", "softmax_axis_0", "slice_neg_steps", "reshape_negative_dim",
+    "split_variable_parts_1d_opset18", "squeeze", "unsqueeze_two_axes", "gather_1",
+    "transpose_all_permutations_3", "reduce_sum_keepdims_example", "clip_splitbounds",
+    "constant_pad", "edge_pad", "constantofshape_int_zeros", "shape_start_1_end_negative_1",
+)
+
+
+@functools.cache
+def suite() -> dict[str, unittest.TestCase]:
+    import onnx.backend.test
+
+    from irtensor.onnx.backend import IrtensorBackend
+
+    IrtensorBackend.device = "llvm"
+    tests = onnx.backend.test.BackendTest(IrtensorBackend, __name__)
+    tests.include("^test_(" + "|".join(CASES) + ")_cpu$")
+    loader = unittest.TestLoader()
+    found: dict[str, unittest.TestCase] = {}
+    for case in tests.test_cases.values():
+        for test in loader.loadTestsFromTestCase(case):
+            name = test.id().rsplit(".", 1)[-1]
+            if name.endswith("_cpu") and name[5:-4] in CASES:
+                found[name[5:-4]] = test
+    return found
+
+
+def test_every_selected_case_exists() -> None:
+    assert sorted(suite()) == sorted(CASES)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_onnx_backend_case_passes(case: str) -> None:
+    result = unittest.TestResult()
+    suite()[case].run(result)
+    problems = [text for _, text in result.errors + result.failures]
+    assert not problems, problems[0][-2000:]
+    assert not result.skipped and result.testsRun == 1
