@@ -20,7 +20,7 @@ from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 
 PASS_NAMES = (
-    "conv-to-mul-sum", "convert-to-llvm", "decompose-hlops", "fold-constants", "fuse",
+    "conv-to-mul-sum", "convert-to-llvm", "decompose-hlops", "fold-constants", "fuse", "grad",
     "lower-kernels-to-loops", "lower-to-opencl", "reorder-loops", "split-reductions",
 )
 
