@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from xdsl.dialects import llvm
 
+from irtensor import dtypes
 from irtensor.ir import parse
 from irtensor.passes.llvm import jit as llvm_jit
 from irtensor.passes.llvm.convert_to_llvm import LLVMLoweringError, convert_to_llvm
@@ -287,7 +288,7 @@ def cast_reference(op: str, x: np.ndarray, result: np.dtype) -> np.ndarray:
         return (x & 1).astype(bool)
     elif op == "fptosi" and x.dtype == DTYPES["bf16"]:  # as f16 and f32 do (INT_MIN)
         x = x.astype(np.float32)
-    return numpy_quiet(lambda: x.astype(result))
+    return numpy_quiet(lambda: dtypes.cast_array(x, result))
 
 
 def cast_inputs(dtype: np.dtype) -> np.ndarray:

@@ -1,4 +1,7 @@
-"""Run the lit + FileCheck suite in tests/filecheck as one pytest test.
+"""Run the lit + FileCheck suite in tests/filecheck, in a few pytest tests.
+
+The suite's files are dealt round-robin into GROUPS pytest tests, so that pytest's
+workers (pytest-xdist) share them out; each runs lit on its files.
 
 lit is started with the Python that runs pytest, so `irtensor-opt` and
 `filecheck` come from the same environment (tests/filecheck/lit.cfg.py puts
@@ -12,6 +15,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 SUITE = Path(__file__).parent / "filecheck"
 
@@ -27,9 +32,21 @@ GOOD = {"PASS", "XFAIL", "UNSUPPORTED"}
 LIT = "import sys; from lit.main import main; sys.exit(main())"
 
 
-def test_lit_suite() -> None:
+GROUPS = 8
+FILES = sorted(p for p in SUITE.rglob("*.mlir")
+               if "Inputs" not in p.parts and "Output" not in p.parts)
+
+
+def test_the_groups_cover_the_suite() -> None:
+    dealt = [f for g in range(GROUPS) for f in FILES[g::GROUPS]]
+    assert len(FILES) > 40 and sorted(dealt) == FILES
+
+
+@pytest.mark.parametrize("group", range(GROUPS))
+def test_lit_suite(group: int) -> None:
+    files = [str(f) for f in FILES[group::GROUPS]]
     proc = subprocess.run(
-        [sys.executable, "-c", LIT, "-v", str(SUITE)],
+        [sys.executable, "-c", LIT, "-v", *files],
         capture_output=True,
         text=True,
         timeout=2400,
@@ -38,7 +55,7 @@ def test_lit_suite() -> None:
     output = f"{proc.stdout}\n{proc.stderr}"
     results = [(m["code"], m["test"]) for m in RESULT.finditer(proc.stdout)]
     bad = [f"{code}: {test}" for code, test in results if code not in GOOD]
-    assert results, f"lit ran no tests in {SUITE}:\n{output}"
+    assert len(results) == len(files), f"lit ran {len(results)} of {len(files)} tests:\n{output}"
     assert proc.returncode == 0 and not bad, (
         f"lit tests failed ({', '.join(bad) or f'exit code {proc.returncode}'}):\n{output}"
     )

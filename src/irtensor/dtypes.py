@@ -80,17 +80,48 @@ _BF16_NUMPY = np.dtype(ml_dtypes.bfloat16)
 
 
 def cast_array(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """`x` as `dtype`, numpy's way for every pair of types.
+    """`x` as `dtype`, numpy's way for every pair of types, whatever ml_dtypes does.
 
+    A float64 or an integer becomes a bf16 with one rounding, as numpy rounds to
+    float16 (through an f32 rounded *to odd*, which a second rounding cannot spoil).
     A bf16 becomes an integer through the f32 that holds it exactly, so that NaN and
-    out-of-range values give what numpy gives for f16 and f32 (INT_MIN on x86), not
-    what one ml_dtypes version or another chooses.
+    out-of-range values give what numpy gives for f16 and f32 (INT_MIN on x86).
     """
     x = np.asarray(x)
-    if x.dtype == _BF16_NUMPY and np.dtype(dtype).kind in "iu":
-        x = x.astype(np.float32)
+    dtype = np.dtype(dtype)
     with np.errstate(invalid="ignore", over="ignore"):
+        if x.dtype == _BF16_NUMPY and dtype.kind in "iu":
+            x = x.astype(np.float32)
+        elif dtype == _BF16_NUMPY and (x.dtype == np.float64 or x.dtype.kind in "iu"):
+            x = f32_rounded_to_odd(exact_f64(x) if x.dtype.kind in "iu" else x)
         return x.astype(dtype)
+
+
+def exact_f64(x: np.ndarray) -> np.ndarray:
+    """Integers as float64s that round to 24 bits or fewer as the integers do: exact up
+    to 2**53; beyond, the low 12 bits become one sticky bit (2048 if any was set)."""
+    if x.dtype.kind == "u" and x.dtype.itemsize == 8:  # the top bit set: halve, keep sticky
+        halves = ((x >> np.uint64(1)) | (x & np.uint64(1))).astype(np.int64)
+        top = x >= np.uint64(2**63)
+        low_half = np.where(top, np.uint64(0), x).astype(np.int64)
+        return np.where(top, 2 * exact_f64(halves), exact_f64(low_half))
+    x = x.astype(np.int64)
+    low = x & 0xFFF
+    compressed = (x - low).astype(np.float64) + np.where(low != 0, 2048.0, 0.0)
+    small = (x >= -(2**53)) & (x <= 2**53)
+    return np.where(small, x.astype(np.float64), compressed)
+
+
+def f32_rounded_to_odd(d: np.ndarray) -> np.ndarray:
+    """float64 -> float32, truncated, with the last bit set when inexact."""
+    d = np.asarray(d, np.float64)
+    f = d.astype(np.float32)
+    back = f.astype(np.float64)
+    bits = f.view(np.uint32)
+    toward_zero = np.where(np.abs(back) > np.abs(d), bits - np.uint32(1), bits)
+    inexact = (back != d) & ~np.isnan(d)
+    return np.where(inexact, toward_zero | np.uint32(1), bits).astype(np.uint32).view(
+        np.float32)
 
 
 def tensor_type(shape: tuple[int, ...] | list[int], element: Attribute) -> TensorType:
