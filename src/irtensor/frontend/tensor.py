@@ -87,7 +87,7 @@ def host_array(data: Any, dtype: Any) -> np.ndarray:
                         "integers or real numbers")
     if isinstance(data, np.ndarray | np.generic):  # numpy data keeps its dtype, as in tinygrad
         want = dtypes.as_dtype(array.dtype if dtype is None else dtype)
-        return np.array(array, dtype=want.np, order="C")  # a cast, as numpy's astype
+        return np.array(dtypes.cast_array(array, want.np), order="C")  # rounded once
     want = _infer(array) if dtype is None else dtypes.as_dtype(dtype)
     try:
         return np.array(data, dtype=want.np, order="C")

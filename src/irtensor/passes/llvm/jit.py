@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from irtensor import dtypes
 from irtensor.passes.llvm.lowering import ARG_TYPES_ATTR, KERNEL_ATTR, WRITTEN_ATTR
 
 if TYPE_CHECKING:
@@ -196,7 +197,7 @@ class Parameter:
             if self.type == "bf16":
                 import ml_dtypes
 
-                return float(np.float32(value).astype(ml_dtypes.bfloat16))
+                return float(dtypes.cast_array(np.float64(value), np.dtype(ml_dtypes.bfloat16)))
             return float(value)
         if not isinstance(value, int | np.integer) or isinstance(value, bool | np.bool_):
             raise TypeError(f"{where}: expected an integer, got {type(value).__name__}")

@@ -51,6 +51,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from irtensor import dtypes
 from irtensor.passes.registry import PassInputError
 
 PTR = llvm.LLVMPointerType()
@@ -109,7 +110,7 @@ def float_width(t: Attribute) -> int:
 def exact_float(value: float, t: Attribute) -> float:
     """`value` rounded to the element type `t` (constants must be exact in LLVM IR)."""
     if isinstance(t, BFloat16Type):
-        return float(np.float32(value).astype(ml_dtypes.bfloat16))
+        return float(dtypes.cast_array(np.float64(value), np.dtype(ml_dtypes.bfloat16)))
     if isinstance(t, Float16Type):
         return float(np.float16(value))
     if isinstance(t, Float32Type):

@@ -60,7 +60,7 @@ def cast_scalar(x: np.generic, to: np.dtype) -> np.generic | None:
         if not math.isfinite(v) or not info.min <= math.trunc(v) <= info.max:
             return None
     with np.errstate(all="ignore"):
-        return source.astype(to)[0]
+        return dtypes.cast_array(source, to)[0]
 
 
 def evaluate(op: Operation) -> np.generic | None:
