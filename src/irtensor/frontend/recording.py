@@ -1,37 +1,19 @@
 """Recording an op: verified once per signature, unlinked from its operands' uses.
 
 xDSL verifies and links every op it builds; a lazy tensor's ops are built one per
-call, so these keep that cheap. They reach into xDSL's op internals (the generated
-verifier's closure, the operand use lists) and are what a light recording graph of
-our own would replace.
+call, so these keep that cheap: an op's full verifier runs once per signature.
+Unlinking still reaches into xDSL's operand use lists (`_operand_uses`); that is
+what a light recording graph of our own would replace.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
 from irtensor.runtime import limits
-
-_VERIFIERS: dict[type, Callable[[Operation], None]] = {}
-def own_verifier(cls: type[Operation]) -> Callable[[Operation], None]:
-    """The op class's own `verify_` (shapes, element types: the user's errors), without
-    xDSL's generic checks of operand and result constraints, which ops built by this
-    API always meet and which cost about as much again as building the op. xDSL keeps
-    the class's own verifier in the closure of the `verify_` it generates; where that
-    is not found, the full `verify`."""
-    if (found := _VERIFIERS.get(cls)) is None:
-        generated = cls.__dict__.get("verify_")
-        names = getattr(getattr(generated, "__code__", None), "co_freevars", ())
-        cells = getattr(generated, "__closure__", None) or ()
-        own = (cells[names.index("custom_verify")].cell_contents
-               if "custom_verify" in names and len(cells) == len(names) else None)
-        found = own if callable(own) else cls.verify
-        _VERIFIERS[cls] = found
-    return found
-
 
 _VERIFIED: set[Hashable] = set()
 MAX_VERIFIED = 1 << 14
@@ -43,13 +25,13 @@ def verify(op: Operation) -> None:
     and attributes, and a program recorded again repeats the same signatures (an op
     with regions is always verified)."""
     if op.regions:
-        own_verifier(type(op))(op)
+        op.verify()
         return
-    key = (type(op), tuple(v.type for v in op._operands), tuple(r.type for r in op.results),
+    key = (type(op), tuple(op.operand_types), tuple(r.type for r in op.results),
            tuple(op.properties.items()), tuple(op.attributes.items()))
     if key in _VERIFIED:
         return
-    own_verifier(type(op))(op)
+    op.verify()
     if len(_VERIFIED) >= MAX_VERIFIED:
         _VERIFIED.clear()
     _VERIFIED.add(key)
