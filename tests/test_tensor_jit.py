@@ -1,4 +1,4 @@
-"""TinyJit: a captured training step replays its programs and gives eager's numbers."""
+"""TinyJit on every device: a captured step replays its programs with eager's numbers."""
 
 from __future__ import annotations
 
