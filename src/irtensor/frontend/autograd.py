@@ -51,8 +51,6 @@ def run_gradient(loss: SSAValue, targets: Sequence[SSAValue], seed: SSAValue | N
     """Realize `loss` and its gradients with respect to the realized `targets` (None for
     a target the loss does not read); with `seed` (a realized cotangent), the
     vector-Jacobian product."""
-    from irtensor.runtime import STATS
-
     graph = realize.collect([loss])
     position = {v: i for i, v in enumerate(graph.inputs)}
     wanted = [realize.resolve(t) for t in targets]
@@ -62,10 +60,7 @@ def run_gradient(loss: SSAValue, targets: Sequence[SSAValue], seed: SSAValue | N
     key: Hashable = ("grad", tuple(wrt), seed is not None, realize.graph_key(graph), device,
                      settings.pipeline_key(chosen))
     if (program := realize._PROGRAMS.get(key)) is not None:
-        STATS.programs_cached += 1
-        arrays = [realize.buffer_of(v) for v in graph.inputs]
-        results = realize.timed(
-            device, lambda: realize.run_lowered(program, [*arrays, *extra], device))
+        results = realize.timed(device, lambda: realize.replay(program, graph, device, extra))
     else:
         module, arrays = realize._build(graph)
         module = gradient_module(module, wrt, seed is not None)

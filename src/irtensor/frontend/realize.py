@@ -226,11 +226,13 @@ def realize(outputs: Sequence[SSAValue], device: str, pipeline: PipelineLike | N
     return [resolve(v) for v in outputs]
 
 
-def replay(program: ModuleOp, graph: Graph, device: str) -> list[np.ndarray]:
+def replay(program: ModuleOp, graph: Graph, device: str,
+           extra: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+    """Run a program already lowered on the graph's buffers (and `extra` after them)."""
     from irtensor.runtime import STATS
 
     STATS.programs_cached += 1
-    return run_lowered(program, [_BUFFERS[v] for v in graph.inputs], device)
+    return run_lowered(program, [*(_BUFFERS[v] for v in graph.inputs), *extra], device)
 
 
 def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,
