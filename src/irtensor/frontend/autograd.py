@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import SSAValue
 
 from irtensor import dtypes, settings
 from irtensor.frontend import realize
+from irtensor.frontend.graph import Node
 from irtensor.passes.autodiff.grad import append_gradient
 from irtensor.pipeline import Pipeline
 
@@ -46,8 +46,8 @@ def gradient_module(module: ModuleOp, wrt: Sequence[int], seed_argument: bool) -
     return module
 
 
-def run_gradient(loss: SSAValue, targets: Sequence[SSAValue], seed: SSAValue | None,
-                 device: str) -> tuple[SSAValue, list[SSAValue | None]]:
+def run_gradient(loss: Node, targets: Sequence[Node], seed: Node | None,
+                 device: str) -> tuple[Node, list[Node | None]]:
     """Realize `loss` and its gradients with respect to the realized `targets` (None for
     a target the loss does not read); with `seed` (a realized cotangent), the
     vector-Jacobian product."""
@@ -57,7 +57,7 @@ def run_gradient(loss: SSAValue, targets: Sequence[SSAValue], seed: SSAValue | N
     wrt = sorted({position[t] for t in wanted if t in position})
     extra = [realize.buffer_of(seed)] if seed is not None else []
     chosen = settings.pipeline_for(realize.check_device(device), None)
-    key: Hashable = ("grad", tuple(wrt), seed is not None, realize.graph_key(graph), device,
+    key: Hashable = (device, "grad", tuple(wrt), seed is not None, realize.graph_key(graph),
                      settings.pipeline_key(chosen))
     if (program := realize._PROGRAMS.get(key)) is not None:
         results = realize.timed(device, lambda: realize.replay(program, graph, device, extra))

@@ -58,7 +58,7 @@ class MovementMixin:
         shapes.reshape(self.shape, new)
         if tuple(new) == self.shape:
             return self
-        return self._new(hl.ReshapeOp(self._value, tuple(new)))
+        return self._new(hl.ReshapeOp, self, args=(tuple(new),))
 
     view = reshape
 
@@ -66,7 +66,7 @@ class MovementMixin:
         perm = tuple(normalize_axis(a, self.ndim) for a in argfix(*order))
         if perm == tuple(range(self.ndim)):
             return self
-        return self._new(hl.PermuteOp(self._value, perm))
+        return self._new(hl.PermuteOp, self, args=(perm,))
 
     def transpose(self: Tensor, dim0: int = 1, dim1: int = 0) -> Tensor:
         order = list(range(self.ndim))
@@ -87,7 +87,7 @@ class MovementMixin:
                      for i, d in enumerate(new)], "expand")
         if new == self.shape:
             return self
-        return self._new(hl.BroadcastToOp(self._value, new))
+        return self._new(hl.BroadcastToOp, self, args=(new,))
 
     def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         if self.ndim == 0:
@@ -120,7 +120,7 @@ class MovementMixin:
         low, high = tuple(max(b, 0) for b, _ in pairs), tuple(max(a, 0) for _, a in pairs)
         if not any(low) and not any(high):
             return x
-        return x._new(hl.PadOp(x._value, low, high, float(value)))
+        return x._new(hl.PadOp, x, args=(low, high, float(value)))
 
     def shrink(self: Tensor, arg: Sequence[tuple[int, int] | None]) -> Tensor:
         """[(start, end)] per axis, None to keep an axis whole (tinygrad's shrink)."""
@@ -128,12 +128,12 @@ class MovementMixin:
         if all(b == (0, d) for b, d in zip(bounds, self.shape, strict=True)):
             return self
         starts, limits = tuple(b[0] for b in bounds), tuple(b[1] for b in bounds)
-        return self._new(hl.SliceOp(self._value, starts, limits, (1,) * self.ndim))
+        return self._new(hl.SliceOp, self, args=(starts, limits, (1,) * self.ndim))
 
     def flip(self: Tensor, axis: int | Sequence[int]) -> Tensor:
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
         norm = tuple(sorted({normalize_axis(a, self.ndim) for a in axes}))
-        return self._new(hl.FlipOp(self._value, norm)) if norm else self
+        return self._new(hl.FlipOp, self, args=(norm,)) if norm else self
 
     def repeat(self: Tensor, *repeats: int) -> Tensor:
         """tinygrad's repeat (numpy's tile): the whole tensor repeated along each axis."""
@@ -153,8 +153,8 @@ class MovementMixin:
         dtype = tensors[0].dtype
         for t in tensors[1:]:
             dtype = dtypes.promote(dtype, t.dtype)
-        values = [t.cast(dtype)._value for t in tensors]
-        return self._new(hl.ConcatOp(values, d)) if len(values) > 1 else self.cast(dtype)
+        parts = [t.cast(dtype) for t in tensors]
+        return self._new(hl.ConcatOp, *parts, args=(d,)) if len(parts) > 1 else self.cast(dtype)
 
     def stack(self: Tensor, *others: Tensor, dim: int = 0) -> Tensor:
         d = normalize_axis(dim, self.ndim + 1)
@@ -226,5 +226,5 @@ def _apply_index(x: Tensor, items: list[Any]) -> Tensor:
         x = x.flip(flips)
     if any((s, e, st) != (0, d, 1) for s, e, st, d in zip(starts, limits, steps, x.shape,
                                                            strict=True)):
-        x = x._new(hl.SliceOp(x._value, tuple(starts), tuple(limits), tuple(steps)))
+        x = x._new(hl.SliceOp, x, args=(tuple(starts), tuple(limits), tuple(steps)))
     return x.reshape(out_shape)

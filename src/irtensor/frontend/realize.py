@@ -1,11 +1,15 @@
 """From lazy tensors to a program, and from a program to numbers.
 
-A lazy tensor is an SSA value of a detached `hl`/`ll` op: the ops are built as
-the user calls the API (so shapes and dtypes are checked at once) but belong to
-no function. Realizing collects the ops that the wanted values depend on,
-clones them into one `@main` whose arguments are the buffers already known,
-runs the device's pipeline and executes the result. Realized values are
-remembered, so later programs take them as inputs instead of recomputing them.
+A lazy tensor holds a node of the recording graph (`irtensor.frontend.graph`).
+Realizing collects the nodes that the wanted values depend on, looks the program up
+by its structure (no xDSL object is built for a program seen before), and only for a
+new program builds `@main`, whose arguments are the buffers already known, runs the
+device's pipeline and executes the result. Realized nodes are remembered, so later
+programs take them as inputs instead of recomputing them.
+
+A program that comes back with only its scalar constants changed (`x += i`, a
+learning-rate schedule) is compiled once more with those constants as 0-d arguments,
+and replays from then on; constants that never changed stay folded.
 """
 
 from __future__ import annotations
@@ -14,58 +18,62 @@ import sys
 import time
 import weakref
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from irtensor import dtypes, ir, settings
+from irtensor import ir, settings
 from irtensor.dialects.kernel import KernelOp
+from irtensor.frontend import graph as g
+from irtensor.frontend.graph import Graph, Node
 from irtensor.pipeline import Pipeline
 from irtensor.runtime.lru import LRU, env_limit
 from irtensor.settings import PipelineLike
 
 DEVICES = ("interp", "llvm", "opencl")
-# Each inspection stage and the pipeline that reaches it from the recorded hl program.
 # Each inspection stage, in ladder order: `kernel` is what realizing runs (the chosen
 # pipeline), the later ones what device llvm does with its kernels; `opencl` the C of
 # device opencl.
 STAGES = ("hl", "ll", "kernel", "loops", "llvm", "llvm-ir", "llvm-ir-opt", "asm", "opencl")
 
-# Buffer placeholders are arguments of detached one-argument blocks.
-_BUFFERS: weakref.WeakKeyDictionary[SSAValue, np.ndarray] = weakref.WeakKeyDictionary()
-# Op results that have been computed, mapped to the placeholder holding their buffer.
-# Held weakly: a realized buffer lives as long as a tensor holds its placeholder; a lazy
-# value computed again after that recomputes it.
-_REALIZED: weakref.WeakKeyDictionary[SSAValue, weakref.ref[SSAValue]] = (
-    weakref.WeakKeyDictionary())
-
-
+# The buffer of each placeholder node, held as long as the node is.
+_BUFFERS: weakref.WeakKeyDictionary[Node, np.ndarray] = weakref.WeakKeyDictionary()
+# Nodes that have been computed, mapped to the placeholder holding their buffer. Held
+# weakly: a realized buffer lives as long as a tensor holds its placeholder; a lazy
+# node computed again after that recomputes it.
+_REALIZED: weakref.WeakKeyDictionary[Node, weakref.ref[Node]] = weakref.WeakKeyDictionary()
 
 PROGRAM_CACHE = 128
 
 
-def _forget(key: tuple[Hashable, str], module: ModuleOp) -> None:
+def _forget(key: tuple[Hashable, ...], module: ModuleOp) -> None:
     """A program pushed out of the cache: its device lets go of its plans and kernels now,
     not when the cycle collector reaches the module."""
-    if key[1] == "llvm":
+    device = key[0]
+    if device == "llvm":
         from irtensor.runtime import llvm_device
 
         llvm_device.forget(module)
-    elif key[1] == "opencl":
+    elif device == "opencl":
         from irtensor.runtime import opencl_device
 
         opencl_device.forget(module)
 
 
-# Realized programs by their structure and device: a loop that builds the same graph
-# again runs no pipeline and compiles nothing. The IRTENSOR_PROGRAM_CACHE most recently
-# used are kept.
-_PROGRAMS: LRU[tuple[Hashable, str], ModuleOp] = LRU(
-    lambda: env_limit("IRTENSOR_PROGRAM_CACHE", PROGRAM_CACHE), on_evict=_forget)
+def _program_limit() -> int:
+    return env_limit("IRTENSOR_PROGRAM_CACHE", PROGRAM_CACHE)
+
+
+# Realized programs by device, structure and constants: a loop that builds the
+# same graph again runs no pipeline and compiles nothing. The IRTENSOR_PROGRAM_CACHE
+# most recently used are kept.
+_PROGRAMS: LRU[tuple[Hashable, ...], ModuleOp] = LRU(_program_limit, on_evict=_forget)
+# For each program structure seen: the constants it first had, and once they have
+# changed, which of them have (those become arguments).
+_FIRST_CONSTS: LRU[Hashable, tuple[Any, ...]] = LRU(lambda: 4 * _program_limit())
+_VARYING: LRU[Hashable, tuple[int, ...]] = LRU(lambda: 4 * _program_limit())
 
 
 def default_device() -> str:
@@ -79,106 +87,42 @@ def check_device(device: str) -> str:
     return device
 
 
-def buffer_value(array: np.ndarray) -> SSAValue:
-    """A placeholder value standing for a realized buffer."""
-    block = Block(arg_types=[dtypes.type_of(array)])
-    value = block.args[0]
-    # Only the argument holds its block: without the block -> argument link there is no
-    # cycle, so the buffer goes back to the pool as soon as the last tensor holding the
-    # placeholder is dropped, not at the next garbage collection.
-    block._args = ()
-    _BUFFERS[value] = array
-    return value
+def buffer_value(array: np.ndarray) -> Node:
+    """A placeholder node standing for a realized buffer."""
+    node = g.buffer(array)
+    _BUFFERS[node] = array
+    return node
 
 
-def buffer_of(value: SSAValue) -> np.ndarray | None:
-    return _BUFFERS.get(resolve(value))
+def buffer_of(node: Node) -> np.ndarray | None:
+    return _BUFFERS.get(resolve(node))
 
 
-def resolve(value: SSAValue) -> SSAValue:
-    """The placeholder of `value`'s buffer while there is one; else `value` itself."""
-    found = _REALIZED.get(value)
+def resolve(node: Node) -> Node:
+    """The placeholder of `node`'s buffer while there is one; else `node` itself."""
+    found = _REALIZED.get(node)
     placeholder = found() if found is not None else None
-    return placeholder if placeholder is not None else value
+    return placeholder if placeholder is not None else node
 
 
-@dataclass
-class Graph:
-    """The detached ops computing some values, in order, and the buffers they read."""
-
-    order: list[Operation]
-    inputs: list[SSAValue]
-    outputs: list[SSAValue]
-
-
-def operands_of(op: Operation) -> Sequence[SSAValue]:
-    """`op.operands` as the tuple xDSL keeps (its `operands` view costs ~1 us per op)."""
-    found = getattr(op, "_operands", None)
-    return found if isinstance(found, tuple) else tuple(op.operands)
-
-
-def collect(outputs: Sequence[SSAValue]) -> Graph:
-    """The ops computing `outputs`, operands first, found without recursion (a loop of
-    thousands of `x += 1` is a chain that deep)."""
-    order: list[Operation] = []
-    inputs: list[SSAValue] = []
-    seen: set[int] = set()
-    for out in outputs:
-        stack: list[tuple[SSAValue, bool]] = [(resolve(out), False)]
-        while stack:
-            value, ready = stack.pop()
-            op = value.owner
-            if ready:  # its operands are placed: place the op
-                if id(op) not in seen:
-                    seen.add(id(op))
-                    order.append(op)  # type: ignore[arg-type]
-                continue
-            if id(value) in seen:
-                continue
-            seen.add(id(value))
-            if isinstance(value, BlockArgument):
-                inputs.append(value)
-                continue
-            assert isinstance(op, Operation)
-            stack.append((value, True))
-            stack.extend((resolve(v), False) for v in reversed(operands_of(op)))
-    return Graph(order, inputs, list(outputs))
+def collect(outputs: Sequence[Node]) -> Graph:
+    """The nodes computing `outputs`, operands first, and the buffers they read."""
+    return g.collect(outputs, resolve)
 
 
 def graph_key(graph: Graph) -> Hashable:
-    """The program's structure as a hashable value: op names, operand wiring, properties
-    and types (xDSL attributes hash and compare by value). Cheaper than printing it."""
-    where: dict[SSAValue, tuple[int, int]] = {v: (-1, i) for i, v in enumerate(graph.inputs)}
-    items: list[Hashable] = [tuple(v.type for v in graph.inputs)]
-    for n, op in enumerate(graph.order):
-        items.append((op.name, tuple(where[resolve(v)] for v in operands_of(op)),
-                      tuple(op.properties.items()), tuple(op.attributes.items()),
-                      tuple(r.type for r in op.results)))
-        where.update(((r, (n, k)) for k, r in enumerate(op.results)))
-    items.append(tuple(where[resolve(v)] for v in graph.outputs))
-    return tuple(items)
+    """The program's structure and constants as one hashable value."""
+    return g.graph_keys(graph, resolve)
 
 
-def build_module(outputs: Sequence[SSAValue]) -> tuple[ModuleOp, list[np.ndarray]]:
+def build_module(outputs: Sequence[Node]) -> tuple[ModuleOp, list[np.ndarray]]:
     """`@main` computing `outputs` from the buffers they depend on, and those buffers."""
     return _build(collect(outputs))
 
 
-def _build(graph: Graph) -> tuple[ModuleOp, list[np.ndarray]]:
-    block = Block(arg_types=[v.type for v in graph.inputs])
-    mapping: dict[SSAValue, SSAValue] = dict(zip(graph.inputs, block.args, strict=True))
-    for i, arg in enumerate(block.args):
-        arg.name_hint = f"in{i}"
-    for op in graph.order:
-        operands = {v: mapping[resolve(v)] for v in op.operands}
-        clone = op.clone_without_regions(value_mapper=operands)
-        block.add_op(clone)
-        mapping.update(zip(op.results, clone.results, strict=True))
-    results = [mapping[resolve(v)] for v in graph.outputs]
-    block.add_op(func.ReturnOp(*results))
-    main = func.FuncOp("main", ([v.type for v in graph.inputs], [r.type for r in results]),
-                       Region(block))
-    return ModuleOp([main]), [_BUFFERS[v] for v in graph.inputs]
+def _build(graph: Graph, params: Sequence[int] = ()) -> tuple[ModuleOp, list[np.ndarray]]:
+    module, inputs = g.build(graph, resolve, params)
+    return module, [_BUFFERS[n] for n in inputs]
 
 
 def pipeline_for(device: str, explicit: PipelineLike | None = None) -> PipelineLike:
@@ -206,24 +150,51 @@ def _as_list(pipeline: PipelineLike) -> list[str | ModulePass]:
     return [pipeline] if isinstance(pipeline, str | ModulePass) else list(pipeline)
 
 
-def realize(outputs: Sequence[SSAValue], device: str, pipeline: PipelineLike | None = None
-            ) -> list[SSAValue]:
+def realize(outputs: Sequence[Node], device: str, pipeline: PipelineLike | None = None
+            ) -> list[Node]:
     """Compute `outputs` together through `pipeline` (else `pipeline_for(device)`); return
     placeholders holding their buffers."""
     todo = [v for v in outputs if buffer_of(v) is None]
     if todo:
         graph = collect(todo)
         chosen = pipeline_for(check_device(device), pipeline)
-        key = (graph_key(graph), device, settings.pipeline_key(chosen))
-        if (program := _PROGRAMS.get(key)) is not None:  # replay: no module, no pipeline
-            results = timed(device, lambda: replay(program, graph, device))
-        else:
-            module, arrays = _build(graph)
-            results = execute(module, arrays, device, key, chosen)
+        skeleton, consts = g.graph_keys(graph, resolve)
+        results = run_graph(graph, (skeleton, device, settings.pipeline_key(chosen)), consts,
+                            device, chosen)
         placeholders = [buffer_value(array) for array in results]  # held until returned
         for value, placeholder in zip(todo, placeholders, strict=True):
             _REALIZED[value] = weakref.ref(placeholder)
     return [resolve(v) for v in outputs]
+
+
+def _varying(where: Hashable, consts: tuple[Any, ...]) -> tuple[int, ...]:
+    """The positions of the constants that have differed between runs of this program's
+    structure (none the first time, nor while they repeat)."""
+    known = _VARYING.get(where) or ()
+    first = _FIRST_CONSTS.get(where)
+    if first is None:
+        _FIRST_CONSTS.put(where, consts)
+        return known
+    changed = tuple(i for i, (a, b) in enumerate(zip(first, consts, strict=True))
+                    if a != b or i in known)
+    if changed != known:
+        _VARYING.put(where, changed)
+    return changed
+
+
+def run_graph(graph: Graph, where: Hashable, consts: tuple[Any, ...], device: str,
+              pipeline: PipelineLike) -> list[np.ndarray]:
+    """Run the program of `graph`: a cached one when there is one (with its varying
+    constants passed as 0-d buffers), else a new one, lowered and remembered."""
+    varying = _varying(where, consts)
+    fixed = tuple(c for i, c in enumerate(consts) if i not in varying) if varying else consts
+    key = (device, where, varying, fixed)
+    params = [graph.consts[i] for i in varying]
+    extra = g.param_arrays(graph, params)
+    if (program := _PROGRAMS.get(key)) is not None:  # replay: no module, no pipeline
+        return timed(device, lambda: replay(program, graph, device, extra))
+    module, arrays = _build(graph, params)
+    return execute(module, [*arrays, *extra], device, key, pipeline)
 
 
 def replay(program: ModuleOp, graph: Graph, device: str,
@@ -316,7 +287,7 @@ def run_pipeline(module: ModuleOp, pipeline: PipelineLike) -> None:
         Pipeline(passes).run(module)
 
 
-def text(outputs: Sequence[SSAValue], stage: str, device: str = "llvm",
+def text(outputs: Sequence[Node], stage: str, device: str = "llvm",
          pipeline: PipelineLike | None = None) -> str:
     """The program computing `outputs` at `stage` (one of STAGES) as text."""
     if stage not in STAGES:
@@ -337,7 +308,7 @@ def text(outputs: Sequence[SSAValue], stage: str, device: str = "llvm",
     return ir.to_text(lower(module, stage, device, pipeline))
 
 
-def explain(outputs: Sequence[SSAValue]) -> str:
+def explain(outputs: Sequence[Node]) -> str:
     """The kernels computing `outputs` and why each boundary between them exists."""
     from irtensor.passes.kernel.explain import explain_fusion
 
@@ -345,7 +316,7 @@ def explain(outputs: Sequence[SSAValue]) -> str:
     return explain_fusion(module)
 
 
-def schedule(outputs: Sequence[SSAValue]) -> list[KernelOp]:
+def schedule(outputs: Sequence[Node]) -> list[KernelOp]:
     """The kernels that realizing `outputs` would run, in order."""
     todo = [v for v in outputs if buffer_of(v) is None]
     if not todo:

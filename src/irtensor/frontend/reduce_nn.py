@@ -41,7 +41,7 @@ def _conv_padding(padding: int | Sequence[int]) -> tuple[int, int, int, int]:
 
 class ReduceMixin:
     def _reduce(self: Tensor, op: type[hl.ReductionOp], axis: Axis, keepdim: bool) -> Tensor:
-        return self._new(op(self._value, _axes(axis, self.ndim), keepdim))
+        return self._new(op, self, args=(_axes(axis, self.ndim), keepdim))
 
     def sum(self: Tensor, axis: Axis = None, keepdim: bool = False) -> Tensor:
         """Bool sums count as int32; ints keep their dtype (numpy widens int32 to int64)."""
@@ -62,7 +62,7 @@ class ReduceMixin:
             ) -> Tensor:
         """correction=1 by default, as tinygrad and torch (numpy's ddof defaults to 0)."""
         x = self._float()
-        return x._new(hl.VarOp(x._value, _axes(axis, self.ndim), keepdim, correction))
+        return x._new(hl.VarOp, x, args=(_axes(axis, self.ndim), keepdim, correction))
 
     def std(self: Tensor, axis: Axis = None, keepdim: bool = False, correction: int = 1
             ) -> Tensor:
@@ -75,7 +75,7 @@ class ReduceMixin:
         a, b = self._pair(x)
         if a.dtype.is_bool:
             a, b = a.cast(dtypes.int32), b.cast(dtypes.int32)
-        return a._new(hl.MatmulOp(a._value, b._value))
+        return a._new(hl.MatmulOp, a, b)
 
     dot = matmul
 
@@ -98,9 +98,8 @@ class NNMixin:
         """NCHW input, (O, C/groups, KH, KW) weight; 4-value padding is tinygrad's
         (left, right, top, bottom)."""
         x, w = self._float()._pair(weight._float())
-        op = hl.Conv2dOp(x._value, w._value, _pair(stride), _conv_padding(padding),
-                         _pair(dilation), groups)
-        out = x._new(op)
+        out = x._new(hl.Conv2dOp, x, w, args=(_pair(stride), _conv_padding(padding),
+                                              _pair(dilation), groups))
         return out if bias is None else out + bias.reshape(1, -1, 1, 1)
 
     def _pool(self: Tensor, op: type[hl.Pool2dOp], kernel_size: int | Sequence[int],
@@ -111,7 +110,7 @@ class NNMixin:
         x = self._float()
         k = _pair(kernel_size)
         s = _pair(stride) if stride is not None else k
-        return x._new(op(x._value, k, s, _conv_padding(padding)))
+        return x._new(op, x, args=(k, s, _conv_padding(padding)))
 
     def max_pool2d(self: Tensor, kernel_size: int | Sequence[int] = (2, 2),
                    stride: int | Sequence[int] | None = None, dilation: int | Sequence[int] = 1,
@@ -126,15 +125,15 @@ class NNMixin:
 
     def softmax(self: Tensor, axis: int = -1) -> Tensor:
         x = self._float()
-        return x._new(hl.SoftmaxOp(x._value, normalize_axis(axis, x.ndim)))
+        return x._new(hl.SoftmaxOp, x, args=(normalize_axis(axis, x.ndim),))
 
     def log_softmax(self: Tensor, axis: int = -1) -> Tensor:
         x = self._float()
-        return x._new(hl.LogSoftmaxOp(x._value, normalize_axis(axis, x.ndim)))
+        return x._new(hl.LogSoftmaxOp, x, args=(normalize_axis(axis, x.ndim),))
 
     def layernorm(self: Tensor, axis: int | Sequence[int] = -1, eps: float = 1e-5) -> Tensor:
         x = self._float()
-        return x._new(hl.LayerNormOp(x._value, _axes(axis, x.ndim), eps))
+        return x._new(hl.LayerNormOp, x, args=(_axes(axis, x.ndim), eps))
 
     def batchnorm(self: Tensor, weight: Tensor | None, bias: Tensor | None, mean: Tensor,
                   invstd: Tensor, axis: int = 1) -> Tensor:

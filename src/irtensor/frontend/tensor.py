@@ -15,19 +15,19 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.utils.exceptions import VerifyException
+from xdsl.ir import Operation
 
 from irtensor import dtypes, shapes
-from irtensor.dialects import hl, ll
+from irtensor.dialects import hl
 from irtensor.dtypes import DType
-from irtensor.frontend import realize, recording
+from irtensor.frontend import graph, realize
 from irtensor.frontend.autograd import GradMixin
 from irtensor.frontend.bitcast import BitcastMixin
 from irtensor.frontend.bitwise import BitwiseMixin, CastMixin
 from irtensor.frontend.creation import CreationMixin, PropertiesMixin
 from irtensor.frontend.einsum import EinsumMixin
 from irtensor.frontend.elementwise import ElementwiseMixin
+from irtensor.frontend.graph import Node
 from irtensor.frontend.indexing import IndexingMixin
 from irtensor.frontend.movement import MovementMixin, argfix, sizes
 from irtensor.frontend.nn_ops import NNOpsMixin
@@ -42,7 +42,6 @@ Scalar = int | float | bool
 POOLED_COPY_BYTES = 1 << 20  # smaller copies come from malloc, which is quicker for them
 
 
-_DTYPES: dict[Attribute, DType] = {}
 
 
 def _check_draw(shape: Sequence[Any], what: str) -> tuple[int, ...]:
@@ -111,7 +110,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         requires_grad: bool | None = None,
     ):
         self.device = realize.check_device(device) if device else realize.default_device()
-        if isinstance(data, SSAValue):
+        if isinstance(data, Node):
             self._value = data
         elif isinstance(data, Tensor):
             self._value = data.cast(dtype)._value if dtype else data._value
@@ -124,20 +123,15 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
 
     @property
     def _type(self) -> TensorType:
-        t = self._value.type
-        assert isinstance(t, TensorType)
-        return t
+        return self._value.type
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self._type.get_shape())
+        return self._value.shape
 
     @property
     def dtype(self) -> DType:
-        element = self._type.element_type
-        if (found := _DTYPES.get(element)) is None:  # asked several times per recorded op
-            found = _DTYPES[element] = dtypes.of_element(element)
-        return found
+        return self._value.dtype
 
     @property
     def ndim(self) -> int:
@@ -164,7 +158,8 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         shape = sizes((shape,) if isinstance(shape, int) else tuple(shape), "Tensor.full")
         d = dtypes.as_dtype(dtype) if dtype is not None else Tensor._scalar_dtype(fill_value)
         value = dtypes.to_numpy(d.element).type(fill_value).item()
-        return Tensor._op(ll.ConstOp(value, TensorType(d.element, list(shape))), device)
+        where = realize.check_device(device) if device else realize.default_device()
+        return Tensor._of(graph.const(value, d, shape, where), where)
 
     @staticmethod
     def zeros(*shape: int, dtype: Any = None, device: str | None = None) -> Tensor:
@@ -295,18 +290,16 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
     # ------------------------------------------------------------------ plumbing
 
     @staticmethod
-    def _op(op: Operation, device: str | None = None) -> Tensor:
-        try:
-            recording.verify(op)
-        except VerifyException as e:
-            message = str(e).splitlines()[0]
-            raise (TypeError if "element type" in message else ValueError)(message) from None
-        recording.check_size(op, device or realize.default_device())
-        recording.forget_uses(op)
-        return Tensor(op.results[0], device=device)
+    def _of(node: Node, device: str) -> Tensor:
+        """A tensor of a recorded node (the device already checked)."""
+        t = Tensor.__new__(Tensor)
+        t._value, t.device = node, device
+        return t
 
-    def _new(self, op: Operation) -> Tensor:
-        return Tensor._op(op, self.device)
+    def _new(self, op: type[Operation], *srcs: Tensor, args: tuple[Any, ...] = ()) -> Tensor:
+        """Record `op` on `srcs` (constructor arguments `args`) on this tensor's device."""
+        node = graph.record(op, tuple(s._value for s in srcs), args, self.device)
+        return Tensor._of(node, self.device)
 
     @staticmethod
     def _scalar_dtype(x: Scalar) -> DType:
@@ -332,18 +325,18 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
     def _binary(self, op: type[Operation], other: Tensor | Scalar, reverse: bool = False
                 ) -> Tensor:
         a, b = self._pair(other, reverse)
-        return a._new(op(a._value, b._value))
+        return a._new(op, a, b)
 
     def _float(self) -> Tensor:
         return self if self.dtype.is_float else self.cast(dtypes.default_float)
 
     def _unary_float(self, op: type[Operation]) -> Tensor:
         x = self._float()
-        return x._new(op(x._value))
+        return x._new(op, x)
 
     def cast(self, dtype: Any) -> Tensor:
         d = dtypes.as_dtype(dtype)
-        return self if d is self.dtype else self._new(hl.CastOp(self._value, d.element))
+        return self if d is self.dtype else self._new(hl.CastOp, self, args=(d.element,))
 
     # ------------------------------------------------------------------ elementwise
 
@@ -405,7 +398,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         return self._float()._binary(hl.PowOp, x, reverse=True)
 
     def __neg__(self) -> Tensor:
-        return self.logical_not() if self.dtype.is_bool else self._new(hl.NegOp(self._value))
+        return self.logical_not() if self.dtype.is_bool else self._new(hl.NegOp, self)
 
     def __lt__(self, x: Tensor | Scalar) -> Tensor:
         return self._binary(hl.LtOp, x)
@@ -431,7 +424,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         a, b = self._pair(x)
         if not a.dtype.is_bool:
             raise TypeError(f"logical operations need bool tensors, got {a.dtype.name}")
-        return a._new(op(a._value, b._value))
+        return a._new(op, a, b)
 
     def __and__(self, x: Tensor | Scalar) -> Tensor:
         return self._logical(hl.AndOp, x)
@@ -447,7 +440,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
     def logical_not(self) -> Tensor:
         if not self.dtype.is_bool:
             raise TypeError(f"logical_not needs a bool tensor, got {self.dtype.name}")
-        return self._new(hl.NotOp(self._value))
+        return self._new(hl.NotOp, self)
 
     __invert__ = logical_not
 
@@ -470,10 +463,10 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         return -self
 
     def abs(self) -> Tensor:
-        return self if self.dtype.is_bool else self._new(hl.AbsOp(self._value))
+        return self if self.dtype.is_bool else self._new(hl.AbsOp, self)
 
     def relu(self) -> Tensor:
-        return self._new(hl.ReluOp(self._value))
+        return self._new(hl.ReluOp, self)
 
     def exp(self) -> Tensor:
         return self._unary_float(hl.ExpOp)
@@ -543,4 +536,4 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         if not isinstance(x, Tensor) and not isinstance(y, Tensor):
             x = cond._const(x, dtypes.promote(Tensor._scalar_dtype(x), Tensor._scalar_dtype(y)))
         a, b = x._pair(y) if isinstance(x, Tensor) else y._pair(x, reverse=True)  # type: ignore[union-attr]
-        return cond._new(hl.WhereOp(cond._value, a._value, b._value))
+        return cond._new(hl.WhereOp, cond, a, b)

@@ -11,9 +11,9 @@ from typing import Any
 
 import onnx
 from onnx import numpy_helper
-from xdsl.ir import OpResult
 
 from irtensor.context import Context
+from irtensor.frontend import graph as recorded
 from irtensor.frontend.tensor import Tensor
 from irtensor.onnx import ops_math, ops_nn, ops_reduce, ops_shape  # noqa: F401  (they register the ops)
 from irtensor.onnx.errors import OnnxImportError, node_error
@@ -93,9 +93,9 @@ def hint(name: str) -> str:
 
 def _name_output(value: Value | None, name: str) -> None:
     """The op's result takes the ONNX name (an input or weight passed through keeps its)."""
-    if isinstance(value, Tensor) and isinstance(value._value, OpResult) \
-            and value._value.name_hint is None:
-        value._value.name_hint = hint(name)
+    if isinstance(value, Tensor) and not value._value.is_buffer \
+            and value._value not in recorded.NAMES:
+        recorded.NAMES[value._value] = hint(name)
 
 
 def run_node(node: onnx.NodeProto, env: dict[str, Value], opset: int,

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import onnx
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
 
 from irtensor import dtypes
 from irtensor.frontend import realize
+from irtensor.frontend.graph import Node
 from irtensor.frontend.tensor import Tensor
 from irtensor.onnx.errors import OnnxImportError
 from irtensor.onnx.importer import (
@@ -113,7 +113,7 @@ class Program:
         return realize.run_lowered(self.module, arrays, self.device)
 
 
-def _name_arguments(module: ModuleOp, inputs: Sequence[SSAValue],
+def _name_arguments(module: ModuleOp, inputs: Sequence[Node],
                     placeholders: Mapping[str, Tensor], tensors: Tensors) -> None:
     """The arguments of @main keep the ONNX names of the inputs and initializers."""
     names = {id(t._value): name for name, t in placeholders.items()}

@@ -1,0 +1,227 @@
+"""The light recording graph: what a Tensor call records, and the xDSL program built from it.
+
+A lazy tensor holds a `Node`: an immutable, hash-consed record of one op (its class,
+its operand nodes, its constructor arguments, its result's shape and dtype), in the
+spirit of tinygrad's UOps. Recording builds no xDSL object: the result type of a
+signature (op class, operand shapes and dtypes, arguments) comes from the op's own
+verifier the first time that signature is seen, so the shape rules live in one place,
+the dialect, and a mistake still raises at the call that made it. The `@main` that
+every stage, dump and pass sees is built from the nodes only when a program is new.
+
+Nodes hold their operands and nothing holds a node but tensors and other nodes, so
+a node, and the buffer it realized, goes as soon as its last user does.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from irtensor import dtypes
+from irtensor.dialects import hl, ll
+from irtensor.dtypes import DType
+from irtensor.runtime import limits
+
+OpClass = type[Operation]
+# Ops whose constructor takes its operands as one list.
+VARIADIC: frozenset[OpClass] = frozenset({hl.ConcatOp})
+
+
+class Buffer:
+    """The op kind of a placeholder: a value held in a realized buffer."""
+
+    name = "buffer"
+
+
+class Node:
+    """One recorded op and its result; built by `record` and `buffer` only."""
+
+    __slots__ = ("__weakref__", "args", "dtype", "op", "shape", "srcs", "type")
+
+    def __init__(self, op: OpClass | type[Buffer], srcs: tuple[Node, ...], args: tuple[Any, ...],
+                 t: TensorType, shape: tuple[int, ...], dtype: DType):
+        self.op, self.srcs, self.args = op, srcs, args
+        self.type, self.shape, self.dtype = t, shape, dtype
+
+    @property
+    def is_buffer(self) -> bool:
+        return self.op is Buffer
+
+    def __repr__(self) -> str:
+        return f"<Node {self.op.name} {self.type}>"
+
+
+def key_of(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`args` as a key that tells -0.0 from 0.0 and matches NaN with NaN (floats by bits)."""
+    return tuple(a.hex() if type(a) is float else a for a in args)
+
+
+@dataclass
+class _Signature:
+    type: TensorType
+    shape: tuple[int, ...]
+    dtype: DType
+    nbytes: int
+
+
+_SIGNATURES: dict[Hashable, _Signature] = {}
+MAX_SIGNATURES = 1 << 14
+_CONSED: weakref.WeakValueDictionary[Hashable, Node] = weakref.WeakValueDictionary()
+NAMES: weakref.WeakKeyDictionary[Node, str] = weakref.WeakKeyDictionary()
+
+
+def make_op(op: OpClass, operands: Sequence[SSAValue], args: tuple[Any, ...]) -> Operation:
+    """The xDSL op a node stands for, on `operands`."""
+    if op is ll.ConstOp:
+        value, element, shape = args
+        return ll.ConstOp(value, TensorType(element, list(shape)))
+    if op in VARIADIC:
+        return op(list(operands), *args)
+    return op(*operands, *args)
+
+
+def _signature(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...],
+               key: Hashable) -> _Signature:
+    """Verify the op once for this signature, on stand-in operands, and keep its type."""
+    block = Block(arg_types=[s.type for s in srcs])
+    try:
+        built = make_op(op, block.args, args)
+        built.verify()
+    except VerifyException as e:
+        message = str(e).splitlines()[0]
+        raise (TypeError if "element type" in message else ValueError)(message) from None
+    t = built.results[0].type
+    assert isinstance(t, TensorType)
+    found = _Signature(t, tuple(t.get_shape()), dtypes.of_element(t.element_type),
+                       limits.nbytes(t) if t.element_type in limits.ITEM_BYTES else 0)
+    if len(_SIGNATURES) >= MAX_SIGNATURES:
+        _SIGNATURES.clear()
+    _SIGNATURES[key] = found
+    return found
+
+
+def record(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...], device: str) -> Node:
+    """The node of `op` on `srcs` with constructor arguments `args`: the existing one when
+    the same op was recorded on the same operands, else a new one, checked as the op's
+    verifier checks it and against `device`'s memory."""
+    akey = key_of(args)
+    ckey = (op, srcs, akey)
+    if (found := _CONSED.get(ckey)) is not None:
+        return found
+    skey = (op, tuple((s.dtype, s.shape) for s in srcs), akey)
+    sig = _SIGNATURES.get(skey) or _signature(op, srcs, args, skey)
+    if sig.nbytes > limits.device_memory(device):
+        limits.check_tensor(sig.type, device, f"the result of {op.name}")
+    node = Node(op, srcs, args, sig.type, sig.shape, sig.dtype)
+    _CONSED[ckey] = node
+    return node
+
+
+def const(value: float | int | bool, d: DType, shape: tuple[int, ...], device: str) -> Node:
+    return record(ll.ConstOp, (), (value, d.element, shape), device)
+
+
+def buffer(array: np.ndarray) -> Node:
+    """A new placeholder for a realized buffer (never shared: each buffer is its own)."""
+    t = dtypes.type_of(array)
+    return Node(Buffer, (), (), t, tuple(array.shape), dtypes.of_element(t.element_type))
+
+
+@dataclass
+class Graph:
+    """The nodes computing some values, operands first, and the buffers they read."""
+
+    order: list[Node]
+    inputs: list[Node]
+    outputs: list[Node]
+    consts: list[int] = field(default_factory=list)  # positions in `order` of ll.const nodes
+
+
+def collect(outputs: Sequence[Node], resolve: Any) -> Graph:
+    """The nodes computing `outputs` (`resolve` maps a realized node to its placeholder),
+    found without recursion: a loop of thousands of `x += 1` is a chain that deep."""
+    order: list[Node] = []
+    inputs: list[Node] = []
+    consts: list[int] = []
+    seen: set[int] = set()
+    for out in outputs:
+        stack: list[tuple[Node, bool]] = [(resolve(out), False)]
+        while stack:
+            node, ready = stack.pop()
+            if ready:  # its operands are placed: place the node
+                if node.op is ll.ConstOp:
+                    consts.append(len(order))
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.op is Buffer:
+                inputs.append(node)
+                continue
+            stack.append((node, True))
+            stack.extend((resolve(s), False) for s in reversed(node.srcs))
+    return Graph(order, inputs, list(outputs), consts)
+
+
+def graph_keys(graph: Graph, resolve: Any) -> tuple[Hashable, tuple[Any, ...]]:
+    """The program's structure with its scalar constants left out, and those constants:
+    together they say which program this is, in time linear in its size."""
+    where: dict[Node, int] = {n: -1 - i for i, n in enumerate(graph.inputs)}
+    items: list[Hashable] = [tuple((n.dtype, n.shape) for n in graph.inputs)]
+    values: list[Any] = []
+    for i, node in enumerate(graph.order):
+        if node.op is ll.ConstOp:
+            items.append((ll.ConstOp, node.args[1:]))
+            values.append(key_of(node.args[:1]))
+        else:
+            items.append((node.op, tuple(where[resolve(s)] for s in node.srcs), key_of(node.args)))
+        where[node] = i
+    items.append(tuple(where[resolve(n)] for n in graph.outputs))
+    return tuple(items), tuple(values)
+
+
+def build(graph: Graph, resolve: Any, params: Sequence[int] = ()
+          ) -> tuple[ModuleOp, list[Node]]:
+    """`@main` computing the graph's outputs from its buffers, and then, for each position
+    in `params`, from a 0-d argument standing for that constant; and the placeholders."""
+    param_types = [TensorType(graph.order[i].dtype.element, []) for i in params]
+    block = Block(arg_types=[n.type for n in graph.inputs] + param_types)
+    mapping: dict[Node, SSAValue] = dict(zip(graph.inputs, block.args, strict=False))
+    for i, arg in enumerate(block.args):
+        arg.name_hint = f"in{i}" if i < len(graph.inputs) else f"s{i - len(graph.inputs)}"
+    scalars = dict(zip(params, block.args[len(graph.inputs):], strict=True))
+    for i, node in enumerate(graph.order):
+        if (scalar := scalars.get(i)) is not None:
+            if node.shape == ():
+                mapping[node] = scalar
+                continue
+            op: Operation = hl.BroadcastToOp(scalar, node.shape)
+        else:
+            op = make_op(node.op, [mapping[resolve(s)] for s in node.srcs], node.args)
+        block.add_op(op)
+        if (name := NAMES.get(node)) is not None:
+            op.results[0].name_hint = name
+        mapping[node] = op.results[0]
+    results = [mapping[resolve(n)] for n in graph.outputs]
+    block.add_op(func.ReturnOp(*results))
+    main = func.FuncOp("main", (list(block.arg_types), [r.type for r in results]),
+                       Region(block))
+    return ModuleOp([main]), list(graph.inputs)
+
+
+def param_arrays(graph: Graph, params: Sequence[int]) -> list[np.ndarray]:
+    """The 0-d buffers holding the constants at `params`, in their dtypes."""
+    out = []
+    for i in params:
+        node = graph.order[i]
+        out.append(np.array(node.args[0], dtype=node.dtype.np))
+    return out
