@@ -137,12 +137,17 @@ def buffer(array: np.ndarray) -> Node:
 
 @dataclass
 class Graph:
-    """The nodes computing some values, operands first, and the buffers they read."""
+    """The nodes computing some values, operands first, and the buffers they read.
+
+    Constants are leaves, as buffers are: `consts` holds one entry per use of a
+    constant (operands in order, then outputs), so two uses of one value stay two
+    places in the program, and a program's structure never depends on which of its
+    scalars happen to be equal."""
 
     order: list[Node]
     inputs: list[Node]
     outputs: list[Node]
-    consts: list[int] = field(default_factory=list)  # positions in `order` of ll.const nodes
+    consts: list[Node] = field(default_factory=list)
 
 
 def collect(outputs: Sequence[Node], resolve: Any) -> Graph:
@@ -150,15 +155,12 @@ def collect(outputs: Sequence[Node], resolve: Any) -> Graph:
     found without recursion: a loop of thousands of `x += 1` is a chain that deep."""
     order: list[Node] = []
     inputs: list[Node] = []
-    consts: list[int] = []
     seen: set[int] = set()
     for out in outputs:
         stack: list[tuple[Node, bool]] = [(resolve(out), False)]
         while stack:
             node, ready = stack.pop()
             if ready:  # its operands are placed: place the node
-                if node.op is ll.ConstOp:
-                    consts.append(len(order))
                 order.append(node)
                 continue
             if id(node) in seen:
@@ -166,52 +168,61 @@ def collect(outputs: Sequence[Node], resolve: Any) -> Graph:
             seen.add(id(node))
             if node.op is Buffer:
                 inputs.append(node)
-                continue
-            stack.append((node, True))
-            stack.extend((resolve(s), False) for s in reversed(node.srcs))
+            elif node.op is not ll.ConstOp:
+                stack.append((node, True))
+                stack.extend((resolve(s), False) for s in reversed(node.srcs))
+    consts = [r for n in order for s in n.srcs if (r := resolve(s)).op is ll.ConstOp]
+    consts += [r for n in outputs if (r := resolve(n)).op is ll.ConstOp]
     return Graph(order, inputs, list(outputs), consts)
 
 
 def graph_keys(graph: Graph, resolve: Any) -> tuple[Hashable, tuple[Any, ...]]:
     """The program's structure with its scalar constants left out, and those constants:
     together they say which program this is, in time linear in its size."""
-    where: dict[Node, int] = {n: -1 - i for i, n in enumerate(graph.inputs)}
+    where: dict[Node, Hashable] = {n: -1 - i for i, n in enumerate(graph.inputs)}
+    for c in graph.consts:
+        where[c] = c.args[1:]  # a constant's place: its element type and shape
     items: list[Hashable] = [tuple((n.dtype, n.shape) for n in graph.inputs)]
-    values: list[Any] = []
     for i, node in enumerate(graph.order):
-        if node.op is ll.ConstOp:
-            items.append((ll.ConstOp, node.args[1:]))
-            values.append(key_of(node.args[:1]))
-        else:
-            items.append((node.op, tuple(where[resolve(s)] for s in node.srcs), key_of(node.args)))
+        items.append((node.op, tuple(where[resolve(s)] for s in node.srcs), key_of(node.args)))
         where[node] = i
     items.append(tuple(where[resolve(n)] for n in graph.outputs))
-    return tuple(items), tuple(values)
+    return tuple(items), tuple(key_of(c.args[:1]) for c in graph.consts)
 
 
 def build(graph: Graph, resolve: Any, params: Sequence[int] = ()
           ) -> tuple[ModuleOp, list[Node]]:
-    """`@main` computing the graph's outputs from its buffers, and then, for each position
-    in `params`, from a 0-d argument standing for that constant; and the placeholders."""
-    param_types = [TensorType(graph.order[i].dtype.element, []) for i in params]
+    """`@main` computing the graph's outputs from its buffers, and then, for each use of
+    a constant numbered in `params`, from a 0-d argument standing for it; and the
+    placeholders it reads."""
+    param_types = [TensorType(graph.consts[i].dtype.element, []) for i in params]
     block = Block(arg_types=[n.type for n in graph.inputs] + param_types)
     mapping: dict[Node, SSAValue] = dict(zip(graph.inputs, block.args, strict=False))
     for i, arg in enumerate(block.args):
         arg.name_hint = f"in{i}" if i < len(graph.inputs) else f"s{i - len(graph.inputs)}"
     scalars = dict(zip(params, block.args[len(graph.inputs):], strict=True))
-    for i, node in enumerate(graph.order):
-        if (scalar := scalars.get(i)) is not None:
-            if node.shape == ():
-                mapping[node] = scalar
-                continue
-            op: Operation = hl.BroadcastToOp(scalar, node.shape)
-        else:
-            op = make_op(node.op, [mapping[resolve(s)] for s in node.srcs], node.args)
+    uses = iter(range(len(graph.consts)))
+
+    def value_of(src: Node) -> SSAValue:
+        node = resolve(src)
+        if node.op is not ll.ConstOp:
+            return mapping[node]
+        scalar = scalars.get(next(uses))
+        if scalar is None:  # a fixed constant: one op for all its fixed uses
+            if node not in mapping:
+                mapping[node] = add(make_op(ll.ConstOp, (), node.args), node)
+            return mapping[node]
+        return scalar if node.shape == () else add(hl.BroadcastToOp(scalar, node.shape), node)
+
+    def add(op: Operation, node: Node) -> SSAValue:
         block.add_op(op)
         if (name := NAMES.get(node)) is not None:
             op.results[0].name_hint = name
-        mapping[node] = op.results[0]
-    results = [mapping[resolve(n)] for n in graph.outputs]
+        return op.results[0]
+
+    for node in graph.order:
+        mapping[node] = add(make_op(node.op, [value_of(s) for s in node.srcs], node.args), node)
+    results = [value_of(n) for n in graph.outputs]
     block.add_op(func.ReturnOp(*results))
     main = func.FuncOp("main", (list(block.arg_types), [r.type for r in results]),
                        Region(block))
@@ -220,8 +231,4 @@ def build(graph: Graph, resolve: Any, params: Sequence[int] = ()
 
 def param_arrays(graph: Graph, params: Sequence[int]) -> list[np.ndarray]:
     """The 0-d buffers holding the constants at `params`, in their dtypes."""
-    out = []
-    for i in params:
-        node = graph.order[i]
-        out.append(np.array(node.args[0], dtype=node.dtype.np))
-    return out
+    return [np.array(graph.consts[i].args[0], dtype=graph.consts[i].dtype.np) for i in params]

@@ -189,7 +189,7 @@ def run_graph(graph: Graph, where: Hashable, consts: tuple[Any, ...], device: st
     varying = _varying(where, consts)
     fixed = tuple(c for i, c in enumerate(consts) if i not in varying) if varying else consts
     key = (device, where, varying, fixed)
-    params = [graph.consts[i] for i in varying]
+    params = list(varying)
     extra = g.param_arrays(graph, params)
     if (program := _PROGRAMS.get(key)) is not None:  # replay: no module, no pipeline
         return timed(device, lambda: replay(program, graph, device, extra))
