@@ -139,26 +139,17 @@ def type_of(array: np.ndarray) -> TensorType:
 class DType:
     """A user-facing dtype (`irtensor.dtypes.float32`), tying the IR type to numpy's."""
 
-    __slots__ = ("element", "name", "np", "priority")
+    __slots__ = ("element", "is_bool", "is_float", "is_int", "name", "np", "priority")
 
     def __init__(self, name: str, element: Attribute, priority: int):
         self.name, self.element, self.priority = name, element, priority
         self.np = _TO_NUMPY[element]
+        # asked several times per recorded op: kept, not recomputed from the element type
+        self.is_float, self.is_int = is_float(element), is_int(element)
+        self.is_bool = is_bool(element)
 
     def __repr__(self) -> str:
         return f"dtypes.{self.name}"
-
-    @property
-    def is_float(self) -> bool:
-        return is_float(self.element)
-
-    @property
-    def is_int(self) -> bool:
-        return is_int(self.element)
-
-    @property
-    def is_bool(self) -> bool:
-        return is_bool(self.element)
 
 
 bool_ = DType("bool", i1, 0)

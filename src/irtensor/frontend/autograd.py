@@ -66,7 +66,7 @@ def run_gradient(loss: Node, targets: Sequence[Node], seed: Node | None,
         module = gradient_module(module, wrt, seed is not None)
         results = realize.execute(module, [*arrays, *extra], device, key, chosen)
     placeholders = [realize.buffer_value(a) for a in results]
-    realize._REALIZED[loss] = weakref.ref(placeholders[0])
+    realize.remember(loss, placeholders[0])
     by_input = dict(zip((graph.inputs[i] for i in wrt), placeholders[1:], strict=True))
     return placeholders[0], [by_input.get(t) for t in wanted]
 

@@ -42,14 +42,30 @@ class Buffer:
 
 
 class Node:
-    """One recorded op and its result; built by `record` and `buffer` only."""
+    """One recorded op and its result; built by `record` and `buffer` only.
 
-    __slots__ = ("__weakref__", "args", "dtype", "op", "shape", "srcs", "type")
+    What it computes never changes. `buffer` is the array a placeholder stands for;
+    `realized` is a cache, not part of what the node is: a weak reference to the
+    placeholder holding its value once computed (the buffer goes with that placeholder's
+    last tensor, and the node computes again if asked after that)."""
+
+    __slots__ = ("__weakref__", "_type", "args", "buffer", "dtype", "key", "op", "realized",
+                 "shape", "srcs")
 
     def __init__(self, op: OpClass | type[Buffer], srcs: tuple[Node, ...], args: tuple[Any, ...],
-                 t: TensorType, shape: tuple[int, ...], dtype: DType):
-        self.op, self.srcs, self.args = op, srcs, args
-        self.type, self.shape, self.dtype = t, shape, dtype
+                 t: TensorType | None, shape: tuple[int, ...], dtype: DType,
+                 buffer: np.ndarray | None = None, key: tuple[Any, ...] = ()):
+        self.op, self.srcs, self.args, self.key = op, srcs, args, key  # key: key_of(args)
+        self._type, self.shape, self.dtype = t, shape, dtype
+        self.buffer = buffer
+        self.realized: weakref.ref[Node] | None = None
+
+    @property
+    def type(self) -> TensorType:
+        """The result's tensor type (a buffer's is made when first asked: it is rarely)."""
+        if self._type is None:
+            self._type = TensorType(self.dtype.element, list(self.shape))
+        return self._type
 
     @property
     def is_buffer(self) -> bool:
@@ -61,7 +77,10 @@ class Node:
 
 def key_of(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """`args` as a key that tells -0.0 from 0.0 and matches NaN with NaN (floats by bits)."""
-    return tuple(a.hex() if type(a) is float else a for a in args)
+    for a in args:
+        if type(a) is float:
+            return tuple(a.hex() if type(a) is float else a for a in args)
+    return args
 
 
 @dataclass
@@ -73,16 +92,18 @@ class _Signature:
 
 
 _SIGNATURES: dict[Hashable, _Signature] = {}
+_BY_NUMPY: dict[np.dtype, DType] = {d.np: d for d in dtypes.ALL}
 MAX_SIGNATURES = 1 << 14
 _CONSED: weakref.WeakValueDictionary[Hashable, Node] = weakref.WeakValueDictionary()
 NAMES: weakref.WeakKeyDictionary[Node, str] = weakref.WeakKeyDictionary()
 
 
 def make_op(op: OpClass, operands: Sequence[SSAValue], args: tuple[Any, ...]) -> Operation:
-    """The xDSL op a node stands for, on `operands`."""
+    """The xDSL op a node stands for, on `operands` (dtypes among `args` as element types)."""
     if op is ll.ConstOp:
-        value, element, shape = args
-        return ll.ConstOp(value, TensorType(element, list(shape)))
+        value, d, shape = args
+        return ll.ConstOp(value, TensorType(d.element, list(shape)))
+    args = tuple(a.element if type(a) is DType else a for a in args)
     if op in VARIADIC:
         return op(list(operands), *args)
     return op(*operands, *args)
@@ -116,23 +137,22 @@ def record(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...], device: s
     ckey = (op, srcs, akey)
     if (found := _CONSED.get(ckey)) is not None:
         return found
-    skey = (op, tuple((s.dtype, s.shape) for s in srcs), akey)
+    skey = (op, tuple([(s.dtype, s.shape) for s in srcs]), akey)
     sig = _SIGNATURES.get(skey) or _signature(op, srcs, args, skey)
     if sig.nbytes > limits.device_memory(device):
         limits.check_tensor(sig.type, device, f"the result of {op.name}")
-    node = Node(op, srcs, args, sig.type, sig.shape, sig.dtype)
+    node = Node(op, srcs, args, sig.type, sig.shape, sig.dtype, None, akey)
     _CONSED[ckey] = node
     return node
 
 
 def const(value: float | int | bool, d: DType, shape: tuple[int, ...], device: str) -> Node:
-    return record(ll.ConstOp, (), (value, d.element, shape), device)
+    return record(ll.ConstOp, (), (value, d, shape), device)
 
 
 def buffer(array: np.ndarray) -> Node:
     """A new placeholder for a realized buffer (never shared: each buffer is its own)."""
-    t = dtypes.type_of(array)
-    return Node(Buffer, (), (), t, tuple(array.shape), dtypes.of_element(t.element_type))
+    return Node(Buffer, (), (), None, array.shape, _BY_NUMPY[array.dtype], array)
 
 
 @dataclass
@@ -181,13 +201,13 @@ def graph_keys(graph: Graph, resolve: Any) -> tuple[Hashable, tuple[Any, ...]]:
     together they say which program this is, in time linear in its size."""
     where: dict[Node, Hashable] = {n: -1 - i for i, n in enumerate(graph.inputs)}
     for c in graph.consts:
-        where[c] = c.args[1:]  # a constant's place: its element type and shape
+        where[c] = c.key[1:]  # a constant's place: its dtype and shape
     items: list[Hashable] = [tuple((n.dtype, n.shape) for n in graph.inputs)]
     for i, node in enumerate(graph.order):
-        items.append((node.op, tuple(where[resolve(s)] for s in node.srcs), key_of(node.args)))
+        items.append((node.op, tuple([where[resolve(s)] for s in node.srcs]), node.key))
         where[node] = i
     items.append(tuple(where[resolve(n)] for n in graph.outputs))
-    return tuple(items), tuple(key_of(c.args[:1]) for c in graph.consts)
+    return tuple(items), tuple([c.key[0] for c in graph.consts])
 
 
 def build(graph: Graph, resolve: Any, params: Sequence[int] = ()

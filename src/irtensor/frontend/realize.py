@@ -38,12 +38,6 @@ DEVICES = ("interp", "llvm", "opencl")
 # device opencl.
 STAGES = ("hl", "ll", "kernel", "loops", "llvm", "llvm-ir", "llvm-ir-opt", "asm", "opencl")
 
-# The buffer of each placeholder node, held as long as the node is.
-_BUFFERS: weakref.WeakKeyDictionary[Node, np.ndarray] = weakref.WeakKeyDictionary()
-# Nodes that have been computed, mapped to the placeholder holding their buffer. Held
-# weakly: a realized buffer lives as long as a tensor holds its placeholder; a lazy
-# node computed again after that recomputes it.
-_REALIZED: weakref.WeakKeyDictionary[Node, weakref.ref[Node]] = weakref.WeakKeyDictionary()
 
 PROGRAM_CACHE = 128
 
@@ -89,20 +83,25 @@ def check_device(device: str) -> str:
 
 def buffer_value(array: np.ndarray) -> Node:
     """A placeholder node standing for a realized buffer."""
-    node = g.buffer(array)
-    _BUFFERS[node] = array
-    return node
+    return g.buffer(array)
 
 
 def buffer_of(node: Node) -> np.ndarray | None:
-    return _BUFFERS.get(resolve(node))
+    return resolve(node).buffer
 
 
 def resolve(node: Node) -> Node:
     """The placeholder of `node`'s buffer while there is one; else `node` itself."""
-    found = _REALIZED.get(node)
-    placeholder = found() if found is not None else None
+    found = node.realized
+    if found is None:
+        return node
+    placeholder = found()
     return placeholder if placeholder is not None else node
+
+
+def remember(node: Node, placeholder: Node) -> None:
+    """`node` has been computed: its value is `placeholder`'s buffer, while that lives."""
+    node.realized = weakref.ref(placeholder)
 
 
 def collect(outputs: Sequence[Node]) -> Graph:
@@ -122,7 +121,7 @@ def build_module(outputs: Sequence[Node]) -> tuple[ModuleOp, list[np.ndarray]]:
 
 def _build(graph: Graph, params: Sequence[int] = ()) -> tuple[ModuleOp, list[np.ndarray]]:
     module, inputs = g.build(graph, resolve, params)
-    return module, [_BUFFERS[n] for n in inputs]
+    return module, [n.buffer for n in inputs]  # type: ignore[misc]
 
 
 def pipeline_for(device: str, explicit: PipelineLike | None = None) -> PipelineLike:
@@ -163,7 +162,7 @@ def realize(outputs: Sequence[Node], device: str, pipeline: PipelineLike | None 
                             device, chosen)
         placeholders = [buffer_value(array) for array in results]  # held until returned
         for value, placeholder in zip(todo, placeholders, strict=True):
-            _REALIZED[value] = weakref.ref(placeholder)
+            remember(value, placeholder)
     return [resolve(v) for v in outputs]
 
 
@@ -203,7 +202,7 @@ def replay(program: ModuleOp, graph: Graph, device: str,
     from irtensor.runtime import STATS
 
     STATS.programs_cached += 1
-    return run_lowered(program, [*(_BUFFERS[v] for v in graph.inputs), *extra], device)
+    return run_lowered(program, [*(v.buffer for v in graph.inputs), *extra], device)
 
 
 def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,

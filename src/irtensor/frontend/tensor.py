@@ -308,7 +308,9 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         return dtypes.default_int if isinstance(x, int) else dtypes.default_float
 
     def _const(self, x: Scalar, dtype: DType) -> Tensor:
-        return Tensor.full((), x, dtype, self.device)
+        """A 0-d constant on this tensor's device (Tensor.full without its checks)."""
+        value = dtype.np.type(x).item()
+        return Tensor._of(graph.const(value, dtype, (), self.device), self.device)
 
     def _pair(self, other: Tensor | Scalar, reverse: bool = False) -> tuple[Tensor, Tensor]:
         """Both operands as tensors of one dtype. Python scalars take the tensor's dtype
@@ -336,7 +338,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
 
     def cast(self, dtype: Any) -> Tensor:
         d = dtypes.as_dtype(dtype)
-        return self if d is self.dtype else self._new(hl.CastOp, self, args=(d.element,))
+        return self if d is self.dtype else self._new(hl.CastOp, self, args=(d,))
 
     # ------------------------------------------------------------------ elementwise
 
