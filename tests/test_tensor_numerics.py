@@ -88,6 +88,17 @@ def test_long_sums_and_means_of_constants_keep_growing() -> None:
     assert_pairwise_accurate(Tensor.full((n,), 0.1).sum().numpy(), np.float32(0.1) * 1.0 * n, n)
 
 
+def test_a_long_sum_of_a_broadcast_value_is_pairwise_accurate() -> None:
+    """One value read at every point (a 0-d buffer broadcast): each OpenCL work item
+    walked its 2442 points into one accumulator (rel. error 2.4e-5) before its strided
+    loop was blocked like every other reduction loop."""
+    n = 20_000_000
+    got = Tensor(np.float32(0.1)).expand(n).sum().numpy()
+    assert_pairwise_accurate(got, np.float32(0.1) * 1.0 * n, n)
+    rows = Tensor(np.float32(0.1)).expand(3, n // 8).sum(axis=1).numpy()
+    assert_pairwise_accurate(rows, np.full(3, np.float32(0.1) * 1.0 * (n // 8)), n // 8)
+
+
 def test_long_sums_of_data_views_and_computed_values() -> None:
     rng = np.random.default_rng(7)
     n = 20_000_000

@@ -93,3 +93,25 @@ func.func @row_max_long(%x: tensor<2x4096xf32>) -> tensor<2xf32> {
   }
   func.return %0 : tensor<2xf32>
 }
+
+// A work item's strided walk of more than 128 points is blocked as every reduction
+// loop is: an outer level stepping 128 work-group strides, an inner one starting a
+// fresh accumulator, so no accumulator adds more than 128 values (a sum's error
+// grows with log(n), not n).
+// CHECK-LABEL: ocl.kernel @r_1_65536_4 range [128, 1] local [128, 1]
+// CHECK:         %lid = ocl.local_id 0
+// CHECK-NEXT:    %[[OUTER:.*]] = scf.for %[[B:.*]] = %lid to %c65536 step %c16384 iter_args(%acc = %[[ZERO:.*]]) -> (f32) {
+// CHECK-NEXT:      %[[END:.*]] = arith.addi %[[B]], %c16384 : index
+// CHECK-NEXT:      %[[STOP:.*]] = arith.minsi %[[END]], %c65536 : index
+// CHECK-NEXT:      %[[INNER:.*]] = scf.for %i1 = %[[B]] to %[[STOP]] step %c128 iter_args(%acc_1 = %[[ZERO]]) -> (f32) {
+// CHECK-NEXT:        %[[V:.*]] = ocl.load %in0[%i1]
+// CHECK-NEXT:        arith.addf %acc_1, %[[V]] : f32
+// CHECK:           arith.addf %acc, %[[INNER]] : f32
+// CHECK:         ocl.store %[[OUTER]], %partial[%lid]
+func.func @row_sum_longer(%x: tensor<1x65536xf32>) -> tensor<1xf32> {
+  %0 = kernel.kernel @r_1_65536(%x) space [1, 65536] reduce [1] sum reads [#kernel.access<(d0, d1) -> (d0, d1)>] writes affine_map<(d0, d1) -> (d0)> : (tensor<1x65536xf32>) -> tensor<1xf32> {
+  ^bb0(%1: f32):
+    kernel.yield %1 : f32
+  }
+  func.return %0 : tensor<1xf32>
+}

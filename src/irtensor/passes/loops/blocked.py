@@ -53,12 +53,19 @@ def trips(kf: KernelFunction, loop: AnyLoop) -> int:
     return loop.tile if loop.kind == "point" else kf.sizes[loop.dim]
 
 
+def reduces(kf: KernelFunction, dim: int) -> bool:
+    """Whether a loop over `dim` reduces: one of the kernel's reduction dims, or a dim
+    past its own, which stands for its reduction dims flattened into one (OpenCL's
+    work-group reductions stride over it)."""
+    return dim in kf.op.reduction_dims or dim >= len(kf.sizes)
+
+
 def split_levels(kf: KernelFunction, loops: Sequence[AnyLoop]) -> list[AnyLoop]:
     """`loops` with each reduction loop over points (not a tile loop) of more than BLOCK
     trips split into levels."""
     out: list[AnyLoop] = []
     for loop in loops:
-        splits = (loop.dim in kf.op.reduction_dims and not isinstance(loop, Level)
+        splits = (reduces(kf, loop.dim) and not isinstance(loop, Level)
                   and not (isinstance(loop, Planned) and loop.kind == "tile"))
         if splits:
             step = loop.step if isinstance(loop, Loop) else 1
@@ -71,7 +78,7 @@ def split_levels(kf: KernelFunction, loops: Sequence[AnyLoop]) -> list[AnyLoop]:
 def fresh_after(kf: KernelFunction, loops: Sequence[AnyLoop]) -> set[int]:
     """The positions in `loops` (reductions and parallel loops mixed) whose body starts
     a fresh accumulator (see `loop_parts.fresh_after`)."""
-    reductions = [i for i, loop in enumerate(loops) if loop.dim in kf.op.reduction_dims]
+    reductions = [i for i, loop in enumerate(loops) if reduces(kf, loop.dim)]
     fresh = _fresh_after([trips(kf, loops[i]) for i in reductions])
     return {reductions[j] for j in fresh}
 
@@ -153,7 +160,7 @@ def _in_memory(kf: KernelFunction, loops: Sequence[AnyLoop], cuts: Sequence[int]
     head, tail = loops[: cuts[0] + 1], loops[cuts[0] + 1:]
     rest = [c - cuts[0] - 1 for c in cuts[1:]]
     fresh = buffers[0]
-    points = [loop for loop in tail if loop.dim not in kf.op.reduction_dims]
+    points = [loop for loop in tail if not reduces(kf, loop.dim)]
     identity = kf.constant(kf.identity(kf.accumulator_type()), kf.accumulator_type())
 
     def clear(e: Env, carried: list[SSAValue]) -> list[SSAValue]:
