@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from training import cpu_heading  # noqa: E402
+from training import cpu_heading
 
 
 def median_us(call: Callable[[], object], reps: int) -> float:
