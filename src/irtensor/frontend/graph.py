@@ -146,8 +146,21 @@ def record(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...], device: s
     return node
 
 
+# Constants recorded lately, held: a loop's `x * 0.5` records no new node for 0.5 (nor
+# for the product, which the hash-consing then finds).
+_CONSTS: dict[tuple[Any, ...], Node] = {}
+MAX_CONSTS = 1 << 12
+
+
 def const(value: float | int | bool, d: DType, shape: tuple[int, ...], device: str) -> Node:
-    return record(ll.ConstOp, (), (value, d, shape), device)
+    key = (value.hex() if type(value) is float else value, d, shape, device)
+    if (found := _CONSTS.get(key)) is not None:
+        return found
+    node = record(ll.ConstOp, (), (value, d, shape), device)
+    if len(_CONSTS) >= MAX_CONSTS:
+        _CONSTS.clear()
+    _CONSTS[key] = node
+    return node
 
 
 def buffer(array: np.ndarray) -> Node:

@@ -316,11 +316,17 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         """Both operands as tensors of one dtype. Python scalars take the tensor's dtype
         unless their kind is higher (a float with an int tensor gives the default float)."""
         if isinstance(other, Tensor):
+            if other._value.dtype is self._value.dtype:
+                return (other, self) if reverse else (self, other)
             d = dtypes.promote(self.dtype, other.dtype)
             a, b = self.cast(d), other.cast(d)
         else:
+            mine = self._value.dtype
+            if type(other) is float and mine.is_float:  # the common case, decided at once
+                return (self._const(other, mine), self) if reverse \
+                    else (self, self._const(other, mine))
             kind = Tensor._scalar_dtype(other)
-            d = self.dtype if _kind(kind) <= _kind(self.dtype) else kind
+            d = mine if _kind(kind) <= _kind(mine) else kind
             a, b = self.cast(d), self._const(other, d)
         return (b, a) if reverse else (a, b)
 
@@ -337,6 +343,8 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         return x._new(op, x)
 
     def cast(self, dtype: Any) -> Tensor:
+        if dtype is self._value.dtype:
+            return self
         d = dtypes.as_dtype(dtype)
         return self if d is self.dtype else self._new(hl.CastOp, self, args=(d,))
 
