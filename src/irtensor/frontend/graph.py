@@ -137,7 +137,9 @@ def record(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...], device: s
     ckey = (op, srcs, akey)
     if (found := _CONSED.get(ckey)) is not None:
         return found
-    skey = (op, tuple([(s.dtype, s.shape) for s in srcs]), akey)
+    # a constant's value does not change its type: its signature is its dtype and shape
+    skey = (op, tuple([(s.dtype, s.shape) for s in srcs]),
+            akey[1:] if op is ll.ConstOp else akey)
     sig = _SIGNATURES.get(skey) or _signature(op, srcs, args, skey)
     if sig.nbytes > limits.device_memory(device):
         limits.check_tensor(sig.type, device, f"the result of {op.name}")
