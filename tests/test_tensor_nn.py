@@ -204,11 +204,6 @@ def test_pools(kw: dict, kind: str) -> None:
     expect(got, want.astype(F32), 4)
 
 
-def test_pool_dilation_not_supported() -> None:
-    with pytest.raises(NotImplementedError, match="dilation"):
-        Tensor.ones(1, 1, 4, 4).max_pool2d(dilation=2)
-
-
 # --------------------------------------------------------------------------- softmax and norms
 
 

@@ -44,10 +44,67 @@ def sizes(shape: Sequence[Any], what: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad_pairs(padding: Sequence[Any], rank: int) -> list[tuple[int, int]]:
+    """(before, after) for each axis, from pairs per axis or torch's flat tuple."""
+    items = list(padding)
+    if items and all(isinstance(p, int) for p in items):  # torch: last axis first
+        if len(items) % 2 or len(items) > 2 * rank:
+            raise ValueError(f"pad: a flat padding needs an even count of at most {2 * rank} "
+                             f"values (two per axis, the last axis first), got {len(items)}")
+        flat = [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
+        return [(0, 0)] * (rank - len(flat)) + flat[::-1]
+    if len(items) != rank:
+        raise ValueError(f"pad needs {rank} (before, after) pairs, got {len(items)}")
+    pairs = []
+    for p in items:
+        if p is not None and (len(p) != 2 or not all(isinstance(v, int) for v in p)):
+            raise ValueError(f"pad: {p!r} is not a (before, after) pair of ints")
+        pairs.append((int(p[0]), int(p[1])) if p is not None else (0, 0))
+    return pairs
+
+
+def pad_axis(x: Tensor, axis: int, before: int, after: int, mode: str) -> Tensor:
+    """`x` padded along `axis` by copies of its own values (`pad`'s non-constant modes)."""
+    if not before and not after:
+        return x
+    n = x.shape[axis]
+    limit = n - 1 if mode == "reflect" else n
+    if (mode != "replicate" and max(before, after) > limit) or n == 0:
+        raise ValueError(f"pad: {mode} padding of ({before}, {after}) on axis {axis} of size "
+                         f"{n}; at most {limit} a side")
+    lead: list[tuple[int, int] | None] = [None] * axis
+
+    def part(start: int, stop: int) -> Tensor:
+        return x.shrink([*lead, (start, stop)] + [None] * (x.ndim - axis - 1))
+
+    if mode == "reflect":
+        left, right = part(1, before + 1).flip(axis), part(n - 1 - after, n - 1).flip(axis)
+    elif mode == "circular":
+        left, right = part(n - before, n), part(0, after)
+    else:
+        grow = list(x.shape)
+        left = part(0, 1).expand(*grow[:axis], before, *grow[axis + 1:])
+        right = part(n - 1, n).expand(*grow[:axis], after, *grow[axis + 1:])
+    pieces = ([left] if before else []) + [x] + ([right] if after else [])
+    return pieces[0].cat(*pieces[1:], dim=axis)
+
+
+def tensors_of(first: Any, others: Sequence[Any]) -> list[Any]:
+    """`Tensor.cat(a, b)`, `a.cat(b)` and `Tensor.cat([a, b])` / `Tensor.cat((a, b))`."""
+    if isinstance(first, list | tuple):
+        return [*first, *others]
+    return [first, *others]
+
+
 class MovementMixin:
-    def reshape(self: Tensor, *shape: int) -> Tensor:
-        """One size may be -1 (inferred)."""
-        new = [operator.index(d) for d in argfix(*shape)]  # ints, numpy's too; no floats
+    def reshape(self: Tensor, *shape: int | None) -> Tensor:
+        """One size may be -1 (inferred); None keeps the size of that axis (tinygrad)."""
+        given = argfix(*shape)
+        new = [self.shape[i] if d is None and i < self.ndim else operator.index(d)  # type: ignore[arg-type]
+               for i, d in enumerate(given)]  # ints, numpy's too; no floats
         if new.count(-1) > 1:
             raise ValueError(f"reshape {tuple(new)}: only one size may be -1")
         if -1 in new:
@@ -109,12 +166,20 @@ class MovementMixin:
         d = normalize_axis(dim, self.ndim + 1)
         return self.reshape(*self.shape[:d], 1, *self.shape[d:])
 
-    def pad(self: Tensor, padding: Sequence[tuple[int, int] | None], value: float = 0.0
+    def pad(self: Tensor, padding: Sequence[Any], value: float = 0.0, mode: str = "constant"
             ) -> Tensor:
-        """((before, after), ...) per axis, None for none; negative amounts crop."""
-        if len(padding) != self.ndim:
-            raise ValueError(f"pad needs {self.ndim} (before, after) pairs, got {len(padding)}")
-        pairs = [p or (0, 0) for p in padding]
+        """((before, after), ...) per axis, None for none, or torch's flat form (before,
+        after) of the last axis, then of the one before, ...; negative amounts crop.
+        `mode`: "constant" (`value`), "reflect" (mirrored, the edge not repeated),
+        "replicate" (the edge repeated) or "circular" (wrapped around), as torch."""
+        pairs = pad_pairs(padding, self.ndim)
+        if mode != "constant":
+            if mode not in PAD_MODES:
+                raise ValueError(f"pad: mode {mode!r}; expected one of {', '.join(PAD_MODES)}")
+            x = self.pad([(min(b, 0), min(a, 0)) for b, a in pairs])  # crops first
+            for axis, (b, a) in enumerate(pairs):
+                x = pad_axis(x, axis, max(b, 0), max(a, 0), mode)
+            return x
         x = self.shrink([(max(-b, 0), d - max(-a, 0)) for (b, a), d in zip(pairs, self.shape,
                                                                           strict=True)])
         low, high = tuple(max(b, 0) for b, _ in pairs), tuple(max(a, 0) for _, a in pairs)
@@ -132,7 +197,10 @@ class MovementMixin:
 
     def flip(self: Tensor, axis: int | Sequence[int]) -> Tensor:
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        norm = tuple(sorted({normalize_axis(a, self.ndim) for a in axes}))
+        listed = [normalize_axis(a, self.ndim) for a in axes]
+        if len(set(listed)) != len(listed):
+            raise ValueError(f"flip: axis {tuple(axes)} names an axis twice (as torch refuses)")
+        norm = tuple(sorted(listed))
         return self._new(hl.FlipOp, self, args=(norm,)) if norm else self
 
     def repeat(self: Tensor, *repeats: int) -> Tensor:
@@ -147,8 +215,12 @@ class MovementMixin:
         return out.reshape([r * d for r, d in zip(reps, base.shape, strict=True)])
 
     def cat(self: Tensor, *others: Tensor, dim: int = 0) -> Tensor:
-        """Concatenate along `dim`; dtypes promote."""
-        tensors = [self, *others]
+        """Concatenate along `dim`; dtypes promote. The tensors may come as one list."""
+        tensors = tensors_of(self, others)
+        if not tensors:
+            raise ValueError("cat needs at least one tensor")
+        if tensors[0] is not self:
+            return tensors[0].cat(*tensors[1:], dim=dim)
         d = normalize_axis(dim, self.ndim)
         dtype = tensors[0].dtype
         for t in tensors[1:]:
@@ -157,6 +229,12 @@ class MovementMixin:
         return self._new(hl.ConcatOp, *parts, args=(d,)) if len(parts) > 1 else self.cast(dtype)
 
     def stack(self: Tensor, *others: Tensor, dim: int = 0) -> Tensor:
+        """Stack along a new axis `dim`; the tensors may come as one list."""
+        tensors = tensors_of(self, others)
+        if not tensors:
+            raise ValueError("stack needs at least one tensor")
+        if tensors[0] is not self:
+            return tensors[0].stack(*tensors[1:], dim=dim)
         d = normalize_axis(dim, self.ndim + 1)
         return self.unsqueeze(d).cat(*[t.unsqueeze(d) for t in others], dim=d)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,10 +25,12 @@ Scalar = int | float | bool
 
 
 def axes_of(axis: Axis, rank: int) -> tuple[int, ...]:
+    """Sorted, non-negative axes; axis 0 or -1 of a 0-d tensor is no axis (as torch)."""
     if axis is None:
         return tuple(range(rank))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    return tuple(sorted({normalize_axis(a, rank) for a in axes}))
+    normalized = {normalize_axis(a, rank) for a in axes}  # rank 0: only 0 and -1
+    return tuple(sorted(normalized)) if rank else ()
 
 
 def reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdim: bool
@@ -79,8 +81,12 @@ def prod_last(x: Tensor) -> Tensor:
 
 
 class MoreReduceMixin:
-    def prod(self: Tensor, axis: Axis = None, keepdim: bool = False) -> Tensor:
-        """Product over `axis`; 1 over no elements; bools multiply as int32 (as `sum`)."""
+    def prod(self: Tensor, axis: Axis = None, keepdim: bool = False, dtype: Any = None
+             ) -> Tensor:
+        """Product over `axis`; 1 over no elements; bools multiply as int32 (as `sum`);
+        `dtype`: the input is cast to it first (torch's and numpy's `dtype=`)."""
+        if dtype is not None:
+            return self.cast(dtype).prod(axis, keepdim)
         x = self.cast(dtypes.int32) if self.dtype.is_bool else self
         axes = axes_of(axis, x.ndim)
         out = prod_last(axis_last(x, axes))

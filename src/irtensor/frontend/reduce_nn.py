@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+import math
+import operator
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from irtensor import dtypes
+from irtensor import dtypes, shapes
 from irtensor.dialects import hl
 from irtensor.frontend.movement import normalize_axis
+from irtensor.frontend.ops import axes_of
 
 if TYPE_CHECKING:
     from irtensor.frontend.tensor import Tensor
@@ -15,11 +19,7 @@ if TYPE_CHECKING:
 Axis = int | Sequence[int] | None
 
 
-def _axes(axis: Axis, rank: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(rank))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    return tuple(sorted({normalize_axis(a, rank) for a in axes}))
+_axes = axes_of
 
 
 def _pair(x: int | Sequence[int]) -> tuple[int, int]:
@@ -39,12 +39,50 @@ def _conv_padding(padding: int | Sequence[int]) -> tuple[int, int, int, int]:
     raise ValueError(f"padding {padding!r}: expected an int, 2 or 4 values")
 
 
+def _ceil_extra(size: int, kernel: int, stride: int, dilation: int, before: int,
+                after: int) -> int:
+    """The padding torch's ceil_mode adds after an axis: the output length rounds up
+    (the last window may hang over the end), but a window must start inside the input
+    or the padding before it."""
+    span = dilation * (kernel - 1) + 1
+    padded = size + before + after
+    out = -(-(padded - span) // stride) + 1
+    if (out - 1) * stride >= size + before:
+        out -= 1
+    return max((out - 1) * stride + span - padded, 0)
+
+
+def _window_pool(x: Tensor, op: type[hl.Pool2dOp], k: tuple[int, int], s: tuple[int, int],
+                 d: tuple[int, int], pads: tuple[int, int, int, int]) -> Tensor:
+    """hl's pool of `x` with [top, left, bottom, right] `pads`: max with -inf padding or
+    mean over KH * KW with zero padding. Dilated windows are the max or mean of the
+    KH * KW taps, strided slices of the padded input shifted by i * dilation."""
+    if d == (1, 1):
+        return x._new(op, x, args=(k, s, pads))
+    is_max = op is hl.MaxPool2dOp
+    top, left, bottom, right = pads
+    oh, ow = (shapes.window(x.shape[a - 2], k[a], s[a], d[a], pads[a], pads[a + 2])
+              for a in (0, 1))
+    xp = x.pad([None] * (x.ndim - 2) + [(top, bottom), (left, right)],
+               value=-math.inf if is_max else 0.0)
+    taps = [xp[..., i * d[0]:i * d[0] + (oh - 1) * s[0] + 1:s[0],
+               j * d[1]:j * d[1] + (ow - 1) * s[1] + 1:s[1]]
+            for i in range(k[0]) for j in range(k[1])]
+    if is_max:
+        return functools.reduce(lambda a, b: a.maximum(b), taps)
+    return functools.reduce(operator.add, taps) * (1 / (k[0] * k[1]))
+
+
 class ReduceMixin:
     def _reduce(self: Tensor, op: type[hl.ReductionOp], axis: Axis, keepdim: bool) -> Tensor:
         return self._new(op, self, args=(_axes(axis, self.ndim), keepdim))
 
-    def sum(self: Tensor, axis: Axis = None, keepdim: bool = False) -> Tensor:
-        """Bool sums count as int32; ints keep their dtype (numpy widens int32 to int64)."""
+    def sum(self: Tensor, axis: Axis = None, keepdim: bool = False, dtype: Any = None
+            ) -> Tensor:
+        """Bool sums count as int32; ints keep their dtype (numpy widens int32 to int64);
+        `dtype`: the input is cast to it first (torch's and numpy's `dtype=`)."""
+        if dtype is not None:
+            return self.cast(dtype).sum(axis, keepdim)
         x = self.cast(dtypes.int32) if self.dtype.is_bool else self
         return x._reduce(hl.SumOp, axis, keepdim)
 
@@ -54,9 +92,11 @@ class ReduceMixin:
     def min(self: Tensor, axis: Axis = None, keepdim: bool = False) -> Tensor:
         return self._reduce(hl.MinOp, axis, keepdim)
 
-    def mean(self: Tensor, axis: Axis = None, keepdim: bool = False) -> Tensor:
-        """Integers average as the default float (as tinygrad)."""
-        return self._float()._reduce(hl.MeanOp, axis, keepdim)
+    def mean(self: Tensor, axis: Axis = None, keepdim: bool = False, dtype: Any = None
+             ) -> Tensor:
+        """Integers average as the default float (as tinygrad); `dtype` casts first."""
+        x = self.cast(dtype) if dtype is not None else self
+        return x._float()._reduce(hl.MeanOp, axis, keepdim)
 
     def var(self: Tensor, axis: Axis = None, keepdim: bool = False, correction: int = 1
             ) -> Tensor:
@@ -104,31 +144,63 @@ class NNMixin:
 
     def _pool(self: Tensor, op: type[hl.Pool2dOp], kernel_size: int | Sequence[int],
               stride: int | Sequence[int] | None, dilation: int | Sequence[int],
-              padding: int | Sequence[int]) -> Tensor:
-        if _pair(dilation) != (1, 1):
-            raise NotImplementedError("pooling with dilation is not supported yet")
+              padding: int | Sequence[int], ceil_mode: bool, count_include_pad: bool = True
+              ) -> Tensor:
         x = self._float()
-        k = _pair(kernel_size)
+        k, d = _pair(kernel_size), _pair(dilation)
         s = _pair(stride) if stride is not None else k
-        return x._new(op, x, args=(k, s, _conv_padding(padding)))
+        pads = _conv_padding(padding)
+        top, left, bottom, right = pads
+        full = pads
+        if ceil_mode:
+            h, w = x.shape[-2:]
+            full = (top, left, bottom + _ceil_extra(h, k[0], s[0], d[0], top, bottom),
+                    right + _ceil_extra(w, k[1], s[1], d[1], left, right))
+        out = _window_pool(x, op, k, s, d, full)
+        if op is hl.MaxPool2dOp or (count_include_pad and full == pads):
+            return out
+        # out / the mean of a ones mask pooled alike: the mean over the cells that count,
+        # the padding when count_include_pad, never what ceil_mode adds after it
+        h, w = x.shape[-2:]
+        if count_include_pad:
+            ones = type(x).ones(h + top + bottom, w + left + right, dtype=x.dtype,
+                                device=x.device)
+            mask_pads = (0, 0, full[2] - bottom, full[3] - right)
+        else:
+            ones, mask_pads = type(x).ones(h, w, dtype=x.dtype, device=x.device), full
+        return out / _window_pool(ones, op, k, s, d, mask_pads)
 
     def max_pool2d(self: Tensor, kernel_size: int | Sequence[int] = (2, 2),
                    stride: int | Sequence[int] | None = None, dilation: int | Sequence[int] = 1,
-                   padding: int | Sequence[int] = 0) -> Tensor:
-        return self._pool(hl.MaxPool2dOp, kernel_size, stride, dilation, padding)
+                   padding: int | Sequence[int] = 0, ceil_mode: bool = False) -> Tensor:
+        """Padding is -inf (it never wins). `ceil_mode` and `dilation` as torch and
+        tinygrad: the output length rounds up, the last window may hang over the end
+        but starts inside the input or the padding before it."""
+        return self._pool(hl.MaxPool2dOp, kernel_size, stride, dilation, padding, ceil_mode)
 
     def avg_pool2d(self: Tensor, kernel_size: int | Sequence[int] = (2, 2),
                    stride: int | Sequence[int] | None = None, dilation: int | Sequence[int] = 1,
-                   padding: int | Sequence[int] = 0) -> Tensor:
-        """Padding counts in the average (torch's count_include_pad=True)."""
-        return self._pool(hl.AvgPool2dOp, kernel_size, stride, dilation, padding)
+                   padding: int | Sequence[int] = 0, ceil_mode: bool = False,
+                   count_include_pad: bool = True) -> Tensor:
+        """Padding counts in the average by default; `count_include_pad=False` divides by
+        each window's in-bounds cells. With `ceil_mode`, what a window hangs over past the
+        padding never counts (torch's divisor). `dilation` is tinygrad's (torch's
+        avg_pool2d has none)."""
+        return self._pool(hl.AvgPool2dOp, kernel_size, stride, dilation, padding, ceil_mode,
+                          count_include_pad)
 
     def softmax(self: Tensor, axis: int = -1) -> Tensor:
         x = self._float()
+        if x.ndim == 0:  # over axis 0 (or -1) of a 0-d tensor, as torch: 1
+            normalize_axis(axis, 0)
+            return x.reshape(1).softmax(0).reshape(())
         return x._new(hl.SoftmaxOp, x, args=(normalize_axis(axis, x.ndim),))
 
     def log_softmax(self: Tensor, axis: int = -1) -> Tensor:
         x = self._float()
+        if x.ndim == 0:
+            normalize_axis(axis, 0)
+            return x.reshape(1).log_softmax(0).reshape(())
         return x._new(hl.LogSoftmaxOp, x, args=(normalize_axis(axis, x.ndim),))
 
     def layernorm(self: Tensor, axis: int | Sequence[int] = -1, eps: float = 1e-5) -> Tensor:
@@ -147,6 +219,11 @@ class NNMixin:
         return out + bias.reshape(shape) if bias is not None else out
 
     def one_hot(self: Tensor, num_classes: int) -> Tensor:
+        """int32 (N..., num_classes); the class count is given (torch's -1, inferred from
+        the data, would need the values: refused)."""
+        if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 0:
+            raise ValueError(f"one_hot: num_classes must be a non-negative int, got "
+                             f"{num_classes!r} (-1, torch's 'from the data', is not supported)")
         classes = type(self).arange(num_classes, device=self.device)
         return (self.unsqueeze(-1) == classes).cast(dtypes.int32)
 

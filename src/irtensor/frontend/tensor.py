@@ -309,7 +309,13 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
 
     def _const(self, x: Scalar, dtype: DType) -> Tensor:
         """A 0-d constant on this tensor's device (Tensor.full without its checks)."""
-        value = dtype.np.type(x).item()
+        try:
+            value = dtype.np.type(x).item()
+        except OverflowError:
+            info = np.iinfo(dtype.np)
+            raise OverflowError(f"the Python scalar {x} does not fit {dtype.name} (whose range "
+                                f"is [{info.min}, {info.max}]); cast the tensor to a wider "
+                                "dtype first") from None
         return Tensor._of(graph.const(value, dtype, (), self.device), self.device)
 
     def _pair(self, other: Tensor | Scalar, reverse: bool = False) -> tuple[Tensor, Tensor]:
@@ -395,9 +401,11 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         return self._binary(hl.ModOp, x)
 
     def __pow__(self, x: Tensor | Scalar) -> Tensor:
-        """Small non-negative integer exponents multiply (exact, any dtype); others use
-        hl.pow on floats."""
-        if isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 16:
+        """Non-negative integer exponents multiply, squaring (exact; integers stay integers
+        and wrap as numpy's do) for any exponent on integers and up to 16 on floats;
+        others use hl.pow on floats."""
+        if isinstance(x, int) and not isinstance(x, bool) and x >= 0 \
+                and (x <= 16 or not self.dtype.is_float):
             result, base = self.ones_like(), self
             while x:
                 result, base, x = (result * base if x & 1 else result), base * base, x >> 1
@@ -437,13 +445,20 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         return a._new(op, a, b)
 
     def __and__(self, x: Tensor | Scalar) -> Tensor:
-        return self._logical(hl.AndOp, x)
+        """Logical on bools, bitwise on integers (as numpy, torch and tinygrad)."""
+        return self.bitwise_and(x) if self.dtype.is_int else self._logical(hl.AndOp, x)
 
     def __or__(self, x: Tensor | Scalar) -> Tensor:
-        return self._logical(hl.OrOp, x)
+        return self.bitwise_or(x) if self.dtype.is_int else self._logical(hl.OrOp, x)
 
     def __xor__(self, x: Tensor | Scalar) -> Tensor:
-        return self._logical(hl.XorOp, x)
+        return self.bitwise_xor(x) if self.dtype.is_int else self._logical(hl.XorOp, x)
+
+    def __lshift__(self, x: int) -> Tensor:
+        return self.lshift(x)
+
+    def __rshift__(self, x: int) -> Tensor:
+        return self.rshift(x)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
@@ -452,7 +467,9 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
             raise TypeError(f"logical_not needs a bool tensor, got {self.dtype.name}")
         return self._new(hl.NotOp, self)
 
-    __invert__ = logical_not
+    def __invert__(self) -> Tensor:
+        """Logical not of bools, bitwise not of integers (~x = -x - 1)."""
+        return self.bitwise_not() if self.dtype.is_int else self.logical_not()
 
     def add(self, x: Tensor | Scalar) -> Tensor:
         return self + x
@@ -463,8 +480,29 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
     def mul(self, x: Tensor | Scalar) -> Tensor:
         return self * x
 
-    def div(self, x: Tensor | Scalar) -> Tensor:
-        return self / x
+    def div(self, x: Tensor | Scalar, rounding_mode: str | None = None) -> Tensor:
+        """torch.div: None is true division (`/`, ints give the default float); "trunc"
+        rounds toward zero and "floor" down, both keeping the dtype (ints stay ints).
+        A float "floor" is torch's (and Python's) (a - fmod(a, b)) / b made whole, not
+        floor(a / b), which can round up past it (1.0 // 0.1 is 9.0); x / 0 is a / b.
+        An int divided by 0 gives 0 (numpy's; torch raises)."""
+        if rounding_mode is None:
+            return self / x
+        if rounding_mode not in ("trunc", "floor"):
+            raise ValueError(f"div rounding_mode {rounding_mode!r}: expected None, 'trunc' "
+                             "or 'floor'")
+        a, b = self._pair(x)
+        if a.dtype.is_int:
+            return a // b if rounding_mode == "floor" else (a - a.fmod(b)) // b
+        if rounding_mode == "trunc":
+            return (a / b).trunc()
+        r = a.fmod(b)
+        q = (a - r) / b  # whole, up to rounding
+        q = ((r != 0) & ((b < 0) != (r < 0))).where(q - 1, q)
+        f = q.floor()
+        f = (q - f > 0.5).where(f + 1, f)
+        f = (q == 0).where(q.copysign(a / b), f)  # a zero quotient takes the sign of a / b
+        return (b == 0).where(a / b, f)
 
     def pow(self, x: Tensor | Scalar) -> Tensor:
         return self**x
@@ -511,9 +549,14 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
     def tanh(self) -> Tensor:
         return self._unary_float(hl.TanhOp)
 
-    def gelu(self) -> Tensor:
-        """tinygrad's tanh approximation."""
+    def gelu(self, approximate: str = "tanh") -> Tensor:
+        """The tanh approximation by default, as tinygrad; `approximate="none"` is the
+        exact 0.5 x (1 + erf(x / sqrt 2)), torch's default (torch's "tanh" is this one)."""
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"gelu approximate {approximate!r}: expected 'none' or 'tanh'")
         x = self._float()
+        if approximate == "none":
+            return 0.5 * x * (1 + (x * (1 / math.sqrt(2))).erf())
         return 0.5 * x * (1 + (math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)).tanh())
 
     def silu(self) -> Tensor:
@@ -537,8 +580,8 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         return self._binary(hl.MinimumOp, x)
 
     def clip(self, min_: Scalar | None = None, max_: Scalar | None = None) -> Tensor:
-        out = self if min_ is None else self.maximum(min_)
-        return out if max_ is None else out.minimum(max_)
+        """`clamp` (at least one bound, as torch)."""
+        return self.clamp(min_, max_)
 
     def where(self, x: Tensor | Scalar, y: Tensor | Scalar) -> Tensor:
         """`cond.where(x, y)`: x where cond else y, all three broadcasting (tinygrad's spelling)."""
