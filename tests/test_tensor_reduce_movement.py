@@ -339,10 +339,10 @@ def test_getitem_errors() -> None:
         t[0, 0, 0]
     with pytest.raises(IndexError, match="single ellipsis"):
         t[..., 0, ...]
-    with pytest.raises(TypeError, match="only ints, slices, None"):
-        t[Tensor([0, 1])]
-    with pytest.raises(TypeError, match="only ints, slices, None"):
-        t[[0, 1]]
+    with pytest.raises(TypeError, match="more than one tensor"):
+        t[Tensor([0, 1]), [0, 1]]
+    with pytest.raises(TypeError, match=r"only ints, slices, None, \.\.\., and integer"):
+        t[0, "a"]
     with pytest.raises(TypeError):
         t[0.5]
 

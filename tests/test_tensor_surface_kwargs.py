@@ -146,3 +146,43 @@ def test_what_torch_refuses_is_refused() -> None:
         x.flip((0, 0))
     with pytest.raises(ValueError, match="num_classes must be a non-negative int, got -1"):
         Tensor([1, 2]).one_hot(-1)
+
+
+TENSOR_INDICES = [
+    (np.array([2, 0, -1]),),
+    (slice(None), [1, 3]),
+    (Ellipsis, np.array([[0, 4], [1, 2]])),
+    (1, slice(None, None, -1), [0, 0, 3]),  # parted by a slice: the index's axes first
+    (slice(None), 1, [0, 2]),
+    (slice(1, 3), [0, 2], 1),
+    (1, None, [1]),
+    ([],),
+    ([[0, 1], [2, 2]], slice(None), 4),
+    (Ellipsis, 2, [1, 1]),
+    ([-3, 2], Ellipsis),
+]
+
+
+@pytest.mark.parametrize("index", TENSOR_INDICES, ids=str)
+def test_a_tensor_index_places_its_axes_as_numpy_does(index: tuple) -> None:
+    x = data(3, 4, 5)
+    want = x[tuple(np.asarray(v, np.int64) if isinstance(v, list) else v for v in index)]
+    as_tensors = tuple(Tensor(np.asarray(v, np.int32)) if isinstance(v, list | np.ndarray)
+                       else v for v in index)
+    for given in (index, as_tensors):  # lists and arrays, or Tensors
+        got = Tensor(x)[given].numpy()
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_bool_mask_of_the_whole_shape_selects() -> None:
+    x = data(3, 4)
+    np.testing.assert_array_equal(Tensor(x)[Tensor(x > 0)].numpy(), x[x > 0])
+    np.testing.assert_array_equal(Tensor(x[0])[[True, False, False, True]].numpy(),
+                                  x[0][[True, False, False, True]])
+    with pytest.raises(TypeError, match="a bool index must be a mask of the whole shape"):
+        Tensor(x)[Tensor(np.array([True, False, True]))]
+    with pytest.raises(TypeError, match="more than one tensor"):
+        Tensor(x)[[0, 1], [1, 2]]
+    with pytest.raises(TypeError, match="must hold integers, got float32"):
+        Tensor(x)[Tensor([0.0, 1.0])]

@@ -262,12 +262,19 @@ class MovementMixin:
         return self.split(max(-(-self.shape[d] // chunks), 1), d)
 
     def __getitem__(self: Tensor, index: Any) -> Tensor:
-        """ints, slices (negative and stepped), None and Ellipsis; no tensor indices yet."""
+        """ints, slices (negative and stepped), None and Ellipsis, and one tensor index
+        (an integer Tensor, list or array: its shape takes the place of the axis it
+        indexes, as numpy; negative indices count from the end, out of range ones pick
+        0 as gather does); a bool mask of the whole shape is `masked_select`."""
         items = list(index) if isinstance(index, tuple) else [index]
         items = [int(i) if isinstance(i, np.integer) else i for i in items]  # numpy's ints too
+        tensors = [k for k, item in enumerate(items) if is_tensor_index(item)]
+        if tensors:
+            return self._tensor_index(items, tensors)
         for item in items:
             if not (item is None or item is Ellipsis or isinstance(item, int | slice)):
-                raise TypeError(f"index {item!r}: only ints, slices, None and ... are supported")
+                raise TypeError(f"index {item!r}: only ints, slices, None, ..., and integer "
+                                "tensors, lists or arrays are supported")
         if items.count(Ellipsis) > 1:
             raise IndexError("an index can only have a single ellipsis")
         used = sum(1 for i in items if i is not None and i is not Ellipsis)
@@ -276,6 +283,73 @@ class MovementMixin:
         at = items.index(Ellipsis) if Ellipsis in items else len(items)
         items[at:at + 1] = [slice(None)] * (self.ndim - used)
         return _apply_index(self, items)
+
+
+    def _tensor_index(self: Tensor, items: list[Any], tensors: list[int]) -> Tensor:
+        """`self[items]` where items[tensors[0]] is a tensor index: the rest applied as
+        views first, then the indexed axis replaced by the index's axes (numpy's place
+        for a single advanced index)."""
+        cls = type(self)
+        if len(tensors) > 1:
+            raise TypeError("indexing by more than one tensor at once is not supported; "
+                            "index one axis at a time")
+        k = tensors[0]
+        item = items[k]
+        if not isinstance(item, cls):
+            item = np.asarray(item)
+            item = item.astype(np.int32) if item.size == 0 else item  # [] is no float index
+        index = item if isinstance(item, cls) else cls(item, device=self.device)
+        if index.dtype.is_bool:
+            if len(items) != 1 or index.shape != self.shape:
+                raise TypeError(f"a bool index must be a mask of the whole shape {self.shape} "
+                                f"and the only index, got shape {index.shape}")
+            return self.masked_select(index)
+        if not index.dtype.is_int:
+            raise TypeError(f"a tensor index must hold integers, got {index.dtype.name}")
+        rest = [*items[:k], slice(None), *items[k + 1:]]
+        if rest.count(Ellipsis) > 1:
+            raise IndexError("an index can only have a single ellipsis")
+        used = sum(1 for i in rest if i is not None and i is not Ellipsis)
+        if used > self.ndim:
+            raise IndexError(f"too many indices for a tensor of rank {self.ndim}")
+        at = rest.index(Ellipsis) if Ellipsis in rest else len(rest)
+        if at < k:
+            k += self.ndim - used - 1
+        rest[at:at + 1] = [slice(None)] * (self.ndim - used)
+        for i in rest:
+            if not (i is None or isinstance(i, int | slice)):
+                raise TypeError(f"index {i!r}: only ints, slices, None, ..., and integer "
+                                "tensors, lists or arrays are supported")
+        viewed = _apply_index(self, rest)
+        # numpy: ints beside a tensor index are advanced indices too; when a slice or
+        # None parts them from it, the index's axes go first
+        advanced = [j for j, i in enumerate(rest) if j == k or isinstance(i, int)]
+        together = advanced == list(range(advanced[0], advanced[-1] + 1))
+        axis = sum(1 for i in rest[:k] if not isinstance(i, int))  # in `viewed`
+        picked = take(viewed, axis, index)
+        if together or axis == 0:
+            return picked
+        dims = list(range(axis, axis + index.ndim))
+        return picked.permute(*dims, *[d for d in range(picked.ndim) if d not in dims])
+
+
+def is_tensor_index(item: Any) -> bool:
+    from irtensor.frontend.tensor import Tensor
+
+    return isinstance(item, Tensor | list | np.ndarray)
+
+
+def take(x: Tensor, axis: int, index: Tensor) -> Tensor:
+    """x with `axis` replaced by the index's axes: x.shape[:axis] + index.shape + the rest."""
+    n = x.shape[axis]
+    idx = (index < 0).where(index + n, index).flatten()
+    moved = x.permute(axis, *[i for i in range(x.ndim) if i != axis])
+    picked = moved.gather(0, idx.reshape(-1, *[1] * (x.ndim - 1)).expand(
+        idx.shape[0], *moved.shape[1:])) if idx.shape[0] else moved.shrink(
+        [(0, 0)] + [None] * (x.ndim - 1))
+    picked = picked.reshape(*index.shape, *moved.shape[1:])
+    lead = list(range(index.ndim, index.ndim + axis))
+    return picked.permute(*lead, *range(index.ndim), *range(index.ndim + axis, picked.ndim))
 
 
 def _apply_index(x: Tensor, items: list[Any]) -> Tensor:
