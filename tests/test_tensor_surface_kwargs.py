@@ -186,3 +186,40 @@ def test_a_bool_mask_of_the_whole_shape_selects() -> None:
         Tensor(x)[[0, 1], [1, 2]]
     with pytest.raises(TypeError, match="must hold integers, got float32"):
         Tensor(x)[Tensor([0.0, 1.0])]
+
+
+SET_INDICES = [
+    ((1,), 7.0),
+    ((slice(None, None, 2), 2), np.arange(10, dtype=np.float32).reshape(2, 5)),
+    ((Ellipsis, slice(4, 0, -2)), -1.0),
+    ((None, 0, slice(1, 3)), np.ones((1, 2, 5), np.float32)),
+    ((2, 3, 4), 100.0),
+    ((slice(0, 0),), 3.0),
+    ((slice(None), slice(1, None, 3), slice(None, None, -1)), np.arange(5, dtype=np.float32)),
+]
+
+
+@pytest.mark.parametrize(("index", "value"), SET_INDICES, ids=str)
+def test_setitem_assigns_as_numpy_does(index: tuple, value: object) -> None:
+    x = data(3, 4, 5)
+    want = x.copy()
+    want[index] = value
+    t = Tensor(x).realize()
+    t[index] = Tensor(value) if isinstance(value, np.ndarray) else value
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_setitem_has_assign_semantics() -> None:
+    t = Tensor(data(2, 3)).realize()
+    before = t * 1
+    t[0, 1] = 9  # an int scalar, cast to the tensor's float32
+    assert t.dtype is dtypes.float32 and float(t[0, 1].numpy()) == 9.0
+    np.testing.assert_array_equal(before.numpy(), data(2, 3))  # computed from the old value
+    n = Tensor(np.arange(6, dtype=np.int32).reshape(2, 3))
+    n[:, 0] = Tensor([10.7, 20.2])  # cast to int32, as torch
+    assert n.numpy().tolist() == [[10, 1, 2], [20, 4, 5]]
+    with pytest.raises(ValueError, match=r"shape \(3,\) does not broadcast to the indexed "
+                                         r"shape \(2,\)"):
+        n[:, 0] = Tensor([1, 2, 3])
+    with pytest.raises(TypeError, match="use scatter for tensor indices"):
+        n[Tensor([0])] = 1

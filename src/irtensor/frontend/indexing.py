@@ -11,11 +11,11 @@ shapes that depend on the data, so they realize the mask (nonzero: the tensor) f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irtensor.frontend.movement import argfix, normalize_axis
+from irtensor.frontend.movement import Box, argfix, expand_ellipsis, index_box, normalize_axis
 from irtensor.frontend.ops import lowest, prod_last
 
 if TYPE_CHECKING:
@@ -47,7 +47,50 @@ def _unlast(x: Tensor, d: int) -> Tensor:
     return x.permute(order)
 
 
+def place(x: Tensor, box: Box, full: tuple[int, ...]) -> Tensor:
+    """`x` (the box's counts per axis) laid out where the box picks in a tensor of shape
+    `full`, zeros (False) elsewhere: strides spread by padding, then padded into place,
+    then the flipped axes flipped back."""
+    for axis, step in enumerate(box.steps):
+        count = x.shape[axis]
+        if step > 1 and count > 1:
+            spread = x.unsqueeze(axis + 1).pad([None] * (axis + 1) + [(0, step - 1)]
+                                               + [None] * (x.ndim - axis - 1))
+            grown = [*x.shape[:axis], count * step, *x.shape[axis + 1:]]
+            x = spread.reshape(grown).shrink([None] * axis + [(0, (count - 1) * step + 1)]
+                                             + [None] * (x.ndim - axis - 1))
+    pads = [(s, d - s - e) for s, e, d in zip(box.starts, x.shape, full, strict=True)]
+    x = x.pad(pads)
+    return x.flip(box.flips) if box.flips else x
+
+
 class IndexingMixin:
+    def __setitem__(self: Tensor, index: Any, value: Tensor | Scalar) -> None:
+        """`t[index] = value` for ints, slices (any step), None and `...`: assign semantics
+        (t takes the new value, lazily; tensors computed from the old value keep it).
+        `value` broadcasts to `t[index]`'s shape and is cast to t's dtype."""
+        cls = type(self)
+        items = list(index) if isinstance(index, tuple) else [index]
+        items = [int(i) if isinstance(i, np.integer) else i for i in items]
+        for item in items:
+            if not (item is None or item is Ellipsis or isinstance(item, int | slice)):
+                raise TypeError(f"t[index] = value: index {item!r}; only ints, slices, None "
+                                "and ... are supported (use scatter for tensor indices)")
+        items = expand_ellipsis(items, self.ndim)
+        box = index_box(self.shape, items)
+        picked = tuple(box.out_shape)
+        v = value.cast(self.dtype) if isinstance(value, cls) else self._const(value, self.dtype)
+        try:
+            v = v.expand(*picked) if v.shape != picked else v
+        except ValueError:
+            raise ValueError(f"t[index] = value: a value of shape {v.shape} does not broadcast "
+                             f"to the indexed shape {picked}") from None
+        counts = [-(-(e - s) // st) for s, e, st in zip(box.starts, box.limits, box.steps,
+                                                        strict=True)]
+        v = v.reshape(counts)  # None axes gone, int axes back as 1
+        mask = place(cls.full(tuple(counts), True, device=self.device), box, self.shape)
+        self.assign(mask.where(place(v, box, self.shape), self))
+
     def gather(self: Tensor, dim: int, index: Tensor) -> Tensor:
         """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch.gather);
         index may be smaller than self on the other axes.

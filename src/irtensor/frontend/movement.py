@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -352,31 +353,60 @@ def take(x: Tensor, axis: int, index: Tensor) -> Tensor:
     return picked.permute(*lead, *range(index.ndim), *range(index.ndim + axis, picked.ndim))
 
 
-def _apply_index(x: Tensor, items: list[Any]) -> Tensor:
-    flips, starts, limits, steps, out_shape = [], [], [], [], []
+@dataclass
+class Box:
+    """What basic indexing (ints, slices, None; the ellipsis expanded) picks: the axes
+    to flip, then per axis a strided range, and the result's shape."""
+
+    flips: list[int]
+    starts: list[int]
+    limits: list[int]
+    steps: list[int]
+    out_shape: list[int]
+
+
+def index_box(shape: tuple[int, ...], items: list[Any]) -> Box:
+    box = Box([], [], [], [], [])
     axis = 0
     for item in items:
         if item is None:
-            out_shape.append(1)
+            box.out_shape.append(1)
             continue
-        size = x.shape[axis]
+        size = shape[axis]
         if isinstance(item, int):
             if not -size <= item < size:
                 raise IndexError(f"index {item} is out of bounds for axis {axis} of size {size}")
             i = item % size
-            starts.append(i), limits.append(i + 1), steps.append(1)
+            box.starts.append(i), box.limits.append(i + 1), box.steps.append(1)
         else:
             start, stop, step = item.indices(size)
             if step < 0:  # a negative step walks a flipped axis forwards
-                flips.append(axis)
+                box.flips.append(axis)
                 start, stop, step = size - 1 - start, size - 1 - stop, -step
             stop = max(stop, start)
-            starts.append(start), limits.append(stop), steps.append(step)
-            out_shape.append(-(-(stop - start) // step))
+            box.starts.append(start), box.limits.append(stop), box.steps.append(step)
+            box.out_shape.append(-(-(stop - start) // step))
         axis += 1
-    if flips:
-        x = x.flip(flips)
-    if any((s, e, st) != (0, d, 1) for s, e, st, d in zip(starts, limits, steps, x.shape,
-                                                           strict=True)):
-        x = x._new(hl.SliceOp, x, args=(tuple(starts), tuple(limits), tuple(steps)))
-    return x.reshape(out_shape)
+    return box
+
+
+def expand_ellipsis(items: list[Any], rank: int) -> list[Any]:
+    """The items with `...` (or the missing trailing axes) as whole slices."""
+    if items.count(Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis")
+    used = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if used > rank:
+        raise IndexError(f"too many indices for a tensor of rank {rank}")
+    at = items.index(Ellipsis) if Ellipsis in items else len(items)
+    return [*items[:at], *[slice(None)] * (rank - used), *items[at + 1:]]
+
+
+def _apply_index(x: Tensor, items: list[Any]) -> Tensor:
+    box = index_box(x.shape, items)
+    if box.flips:
+        x = x.flip(box.flips)
+    if any((s, e, st) != (0, d, 1) for s, e, st, d in zip(box.starts, box.limits, box.steps,
+                                                           x.shape, strict=True)):
+        x = x._new(hl.SliceOp, x, args=(tuple(box.starts), tuple(box.limits),
+                                        tuple(box.steps)))
+    return x.reshape(box.out_shape)
