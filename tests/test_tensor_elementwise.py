@@ -294,7 +294,9 @@ def test_logical_ops_on_floats_raise(op: Callable) -> None:
     with pytest.raises(TypeError, match="bool"):
         op(Tensor([1.0, 2.0]), Tensor([1.0, 0.0]))
     with pytest.raises(TypeError, match="bool"):
-        op(Tensor([1, 2]), True)
+        op(Tensor([1.0, 2.0]), True)
+    # on integers they are bitwise, a bool scalar counting as 0 or 1 (as numpy)
+    assert op(Tensor([1, 2]), True).numpy().tolist() == op(np.array([1, 2]), True).tolist()
 
 
 def test_logical_not_on_float_raises() -> None:

@@ -269,7 +269,8 @@ class MovementMixin:
         0 as gather does); a bool mask of the whole shape is `masked_select`."""
         items = list(index) if isinstance(index, tuple) else [index]
         items = [int(i) if isinstance(i, np.integer) else i for i in items]  # numpy's ints too
-        tensors = [k for k, item in enumerate(items) if is_tensor_index(item)]
+        tensors = [k for k, item in enumerate(items)
+                   if isinstance(item, type(self) | list | np.ndarray)]
         if tensors:
             return self._tensor_index(items, tensors)
         for item in items:
@@ -332,12 +333,6 @@ class MovementMixin:
             return picked
         dims = list(range(axis, axis + index.ndim))
         return picked.permute(*dims, *[d for d in range(picked.ndim) if d not in dims])
-
-
-def is_tensor_index(item: Any) -> bool:
-    from irtensor.frontend.tensor import Tensor
-
-    return isinstance(item, Tensor | list | np.ndarray)
 
 
 def take(x: Tensor, axis: int, index: Tensor) -> Tensor:
