@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl
+from irtensor.frontend import conv_nd
 from irtensor.frontend.movement import normalize_axis
 from irtensor.frontend.ops import axes_of
 
@@ -136,8 +137,15 @@ class NNMixin:
                stride: int | Sequence[int] = 1, dilation: int | Sequence[int] = 1,
                padding: int | Sequence[int] = 0) -> Tensor:
         """NCHW input, (O, C/groups, KH, KW) weight; 4-value padding is tinygrad's
-        (left, right, top, bottom)."""
+        (left, right, top, bottom). As tinygrad's, any spatial rank: NCL with an
+        (O, C/groups, K) weight is a 1-D convolution, NCDHW with (O, C/groups, KD, KH, KW)
+        a 3-D one (`frontend/conv_nd.py`; padding an int, one per dim, or tinygrad's
+        2 per dim, the innermost first)."""
         x, w = self._float()._pair(weight._float())
+        if x.ndim in (3, 5) and w.ndim == x.ndim:
+            conv = conv_nd.conv1d if x.ndim == 3 else conv_nd.conv3d
+            out = conv(x, w, groups, stride, dilation, padding)
+            return out if bias is None else out + bias.reshape(1, -1, *[1] * (x.ndim - 2))
         out = x._new(hl.Conv2dOp, x, w, args=(_pair(stride), _conv_padding(padding),
                                               _pair(dilation), groups))
         return out if bias is None else out + bias.reshape(1, -1, 1, 1)
@@ -229,11 +237,18 @@ class NNMixin:
 
     def cross_entropy(self: Tensor, Y: Tensor, reduction: str = "mean",
                       label_smoothing: float = 0.0) -> Tensor:
-        """Logits (N, C) against class indices Y (N,), as tinygrad."""
+        """Logits (N, C) against class indices Y (N,), as tinygrad, or against class
+        probabilities Y (N, C) of a float dtype, as torch."""
         if reduction not in ("none", "sum", "mean"):
             raise ValueError(f"reduction {reduction!r}: expected 'none', 'sum' or 'mean'")
         classes = self.shape[-1]
-        target = Y.one_hot(classes).cast(self._float().dtype)
+        if Y.dtype.is_float:
+            if Y.shape != self.shape:
+                raise ValueError(f"cross_entropy: probability targets of shape {Y.shape} "
+                                 f"for logits of shape {self.shape}")
+            target = Y.cast(self._float().dtype)
+        else:
+            target = Y.one_hot(classes).cast(self._float().dtype)
         target = target * (1 - label_smoothing) + label_smoothing / classes
         loss = -(self.log_softmax(-1) * target).sum(-1)
         return {"none": loss, "sum": loss.sum(), "mean": loss.mean()}[reduction]
