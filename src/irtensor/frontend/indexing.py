@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irtensor.frontend.movement import Box, argfix, expand_ellipsis, index_box, normalize_axis
+from irtensor.frontend.movement import (
+    Box,
+    argfix,
+    basic_items,
+    index_box,
+    index_items,
+    normalize_axis,
+)
 from irtensor.frontend.ops import lowest, prod_last
 
 if TYPE_CHECKING:
@@ -70,13 +77,8 @@ class IndexingMixin:
         (t takes the new value, lazily; tensors computed from the old value keep it).
         `value` broadcasts to `t[index]`'s shape and is cast to t's dtype."""
         cls = type(self)
-        items = list(index) if isinstance(index, tuple) else [index]
-        items = [int(i) if isinstance(i, np.integer) else i for i in items]
-        for item in items:
-            if not (item is None or item is Ellipsis or isinstance(item, int | slice)):
-                raise TypeError(f"t[index] = value: index {item!r}; only ints, slices, None "
-                                "and ... are supported (use scatter for tensor indices)")
-        items = expand_ellipsis(items, self.ndim)
+        items = basic_items(index_items(index), self.ndim,
+                            " in t[index] = value (use scatter for tensor indices)")
         box = index_box(self.shape, items)
         picked = tuple(box.out_shape)
         v = value.cast(self.dtype) if isinstance(value, cls) else self._const(value, self.dtype)

@@ -267,24 +267,12 @@ class MovementMixin:
         (an integer Tensor, list or array: its shape takes the place of the axis it
         indexes, as numpy; negative indices count from the end, out of range ones pick
         0 as gather does); a bool mask of the whole shape is `masked_select`."""
-        items = list(index) if isinstance(index, tuple) else [index]
-        items = [int(i) if isinstance(i, np.integer) else i for i in items]  # numpy's ints too
+        items = index_items(index)
         tensors = [k for k, item in enumerate(items)
                    if isinstance(item, type(self) | list | np.ndarray)]
         if tensors:
             return self._tensor_index(items, tensors)
-        for item in items:
-            if not (item is None or item is Ellipsis or isinstance(item, int | slice)):
-                raise TypeError(f"index {item!r}: only ints, slices, None, ..., and integer "
-                                "tensors, lists or arrays are supported")
-        if items.count(Ellipsis) > 1:
-            raise IndexError("an index can only have a single ellipsis")
-        used = sum(1 for i in items if i is not None and i is not Ellipsis)
-        if used > self.ndim:
-            raise IndexError(f"too many indices for a tensor of rank {self.ndim}")
-        at = items.index(Ellipsis) if Ellipsis in items else len(items)
-        items[at:at + 1] = [slice(None)] * (self.ndim - used)
-        return _apply_index(self, items)
+        return _apply_index(self, basic_items(items, self.ndim, TENSOR_INDEX_HINT))
 
 
     def _tensor_index(self: Tensor, items: list[Any], tensors: list[int]) -> Tensor:
@@ -308,20 +296,10 @@ class MovementMixin:
             return self.masked_select(index)
         if not index.dtype.is_int:
             raise TypeError(f"a tensor index must hold integers, got {index.dtype.name}")
-        rest = [*items[:k], slice(None), *items[k + 1:]]
-        if rest.count(Ellipsis) > 1:
-            raise IndexError("an index can only have a single ellipsis")
-        used = sum(1 for i in rest if i is not None and i is not Ellipsis)
-        if used > self.ndim:
-            raise IndexError(f"too many indices for a tensor of rank {self.ndim}")
-        at = rest.index(Ellipsis) if Ellipsis in rest else len(rest)
-        if at < k:
-            k += self.ndim - used - 1
-        rest[at:at + 1] = [slice(None)] * (self.ndim - used)
-        for i in rest:
-            if not (i is None or isinstance(i, int | slice)):
-                raise TypeError(f"index {i!r}: only ints, slices, None, ..., and integer "
-                                "tensors, lists or arrays are supported")
+        given = [*items[:k], slice(None), *items[k + 1:]]
+        rest = basic_items(given, self.ndim, TENSOR_INDEX_HINT)
+        if Ellipsis in given[:k]:  # the ellipsis before the index grew into slices
+            k += len(rest) - len(given)
         viewed = _apply_index(self, rest)
         # numpy: ints beside a tensor index are advanced indices too; when a slice or
         # None parts them from it, the index's axes go first
@@ -385,8 +363,21 @@ def index_box(shape: tuple[int, ...], items: list[Any]) -> Box:
     return box
 
 
-def expand_ellipsis(items: list[Any], rank: int) -> list[Any]:
-    """The items with `...` (or the missing trailing axes) as whole slices."""
+def index_items(index: Any) -> list[Any]:
+    """`t[index]`'s items as a list, numpy's ints as Python's."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    return [int(i) if isinstance(i, np.integer) else i for i in items]
+
+
+TENSOR_INDEX_HINT = ", and integer tensors, lists or arrays are supported"
+
+
+def basic_items(items: list[Any], rank: int, hint: str) -> list[Any]:
+    """Basic index items (ints, slices, None, one `...`) checked, with `...` (or the
+    missing trailing axes) as whole slices; `hint` ends the message for another item."""
+    for item in items:
+        if not (item is None or item is Ellipsis or isinstance(item, int | slice)):
+            raise TypeError(f"index {item!r}: only ints, slices, None, ...{hint}")
     if items.count(Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis")
     used = sum(1 for i in items if i is not None and i is not Ellipsis)

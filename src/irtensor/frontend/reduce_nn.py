@@ -20,9 +20,6 @@ if TYPE_CHECKING:
 Axis = int | Sequence[int] | None
 
 
-_axes = axes_of
-
-
 def _pair(x: int | Sequence[int]) -> tuple[int, int]:
     return (x, x) if isinstance(x, int) else (int(x[0]), int(x[1]))
 
@@ -76,7 +73,7 @@ def _window_pool(x: Tensor, op: type[hl.Pool2dOp], k: tuple[int, int], s: tuple[
 
 class ReduceMixin:
     def _reduce(self: Tensor, op: type[hl.ReductionOp], axis: Axis, keepdim: bool) -> Tensor:
-        return self._new(op, self, args=(_axes(axis, self.ndim), keepdim))
+        return self._new(op, self, args=(axes_of(axis, self.ndim), keepdim))
 
     def sum(self: Tensor, axis: Axis = None, keepdim: bool = False, dtype: Any = None
             ) -> Tensor:
@@ -103,7 +100,7 @@ class ReduceMixin:
             ) -> Tensor:
         """correction=1 by default, as tinygrad and torch (numpy's ddof defaults to 0)."""
         x = self._float()
-        return x._new(hl.VarOp, x, args=(_axes(axis, self.ndim), keepdim, correction))
+        return x._new(hl.VarOp, x, args=(axes_of(axis, self.ndim), keepdim, correction))
 
     def std(self: Tensor, axis: Axis = None, keepdim: bool = False, correction: int = 1
             ) -> Tensor:
@@ -213,7 +210,7 @@ class NNMixin:
 
     def layernorm(self: Tensor, axis: int | Sequence[int] = -1, eps: float = 1e-5) -> Tensor:
         x = self._float()
-        return x._new(hl.LayerNormOp, x, args=(_axes(axis, x.ndim), eps))
+        return x._new(hl.LayerNormOp, x, args=(axes_of(axis, x.ndim), eps))
 
     def batchnorm(self: Tensor, weight: Tensor | None, bias: Tensor | None, mean: Tensor,
                   invstd: Tensor, axis: int = 1) -> Tensor:

@@ -52,6 +52,18 @@ def _check_draw(shape: Sequence[Any], what: str) -> tuple[int, ...]:
     return shape
 
 
+def _scalar_in(x: Scalar, d: DType) -> Scalar:
+    """A Python scalar as a value of `d` (rounded, for floats), refused by name when an
+    integer does not fit."""
+    try:
+        return d.np.type(x).item()
+    except OverflowError:
+        info = np.iinfo(d.np)
+        raise OverflowError(f"the Python scalar {x} does not fit {d.name} (whose range is "
+                            f"[{info.min}, {info.max}]); cast the tensor to a wider dtype "
+                            "first") from None
+
+
 def _kind(d: DType) -> int:
     return 2 if d.is_float else 1 if d.is_int else 0
 
@@ -157,7 +169,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         """A constant: one scalar broadcast to `shape`, stored nowhere."""
         shape = sizes((shape,) if isinstance(shape, int) else tuple(shape), "Tensor.full")
         d = dtypes.as_dtype(dtype) if dtype is not None else Tensor._scalar_dtype(fill_value)
-        value = dtypes.to_numpy(d.element).type(fill_value).item()
+        value = _scalar_in(fill_value, d)
         where = realize.check_device(device) if device else realize.default_device()
         return Tensor._of(graph.const(value, d, shape, where), where)
 
@@ -309,14 +321,7 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
 
     def _const(self, x: Scalar, dtype: DType) -> Tensor:
         """A 0-d constant on this tensor's device (Tensor.full without its checks)."""
-        try:
-            value = dtype.np.type(x).item()
-        except OverflowError:
-            info = np.iinfo(dtype.np)
-            raise OverflowError(f"the Python scalar {x} does not fit {dtype.name} (whose range "
-                                f"is [{info.min}, {info.max}]); cast the tensor to a wider "
-                                "dtype first") from None
-        return Tensor._of(graph.const(value, dtype, (), self.device), self.device)
+        return Tensor._of(graph.const(_scalar_in(x, dtype), dtype, (), self.device), self.device)
 
     def _pair(self, other: Tensor | Scalar, reverse: bool = False) -> tuple[Tensor, Tensor]:
         """Both operands as tensors of one dtype. Python scalars take the tensor's dtype
