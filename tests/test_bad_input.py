@@ -94,11 +94,20 @@ def test_an_element_count_beyond_int64_is_refused_at_the_call() -> None:
     assert time.perf_counter() - start < 5
 
 
-def test_a_tensor_larger_than_any_memory_is_refused_at_the_call() -> None:
-    with pytest.raises(limits.TooLargeError, match=r"the result of ll.const "
-                       r"\(tensor<1048576x1048576xf32>\) needs 4.0 TiB, more than the "
-                       r"[0-9.]+ [KMGT]iB of memory of device llvm"):
-        Tensor.ones(2**20, 2**20, device="llvm")
+@pytest.mark.parametrize("device", ["llvm", "interp"])
+def test_a_constant_larger_than_any_memory_folds_when_summed_and_is_refused_when_held(
+        device: str) -> None:
+    ones = Tensor.ones(2**20, 2**20, device=device)  # one scalar: nothing is held yet
+    start = time.perf_counter()
+    assert ones.sum().item() == 2.0**40  # folded: no 2**40 additions run
+    assert ones.mean().item() == 1.0
+    assert time.perf_counter() - start < 30
+    too_large = (r"\(tensor<1048576x1048576xf32>\) needs 4.0 TiB, more than the "
+                 rf"[0-9.]+ [KMGT]iB of memory of device {device}")
+    with pytest.raises(limits.TooLargeError, match=r"the result of ll.const " + too_large):
+        ones.numpy()
+    with pytest.raises(limits.TooLargeError, match=r"the result of hl.mul " + too_large):
+        ones * Tensor([2.0], device=device)  # a computed value is refused at the call
 
 
 def test_each_op_result_must_fit_in_the_devices_memory(monkeypatch: pytest.MonkeyPatch) -> None:

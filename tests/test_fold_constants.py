@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import assume, given
@@ -482,6 +484,14 @@ FOLDED = [
      "tensor<85xbf16> -> tensor<1xbf16>", "tensor<1xbf16>"),
     ("%a = ll.const -inf : tensor<4xf32>\n%r = ll.reduce sum %a axes [0] : "
      "tensor<4xf32> -> tensor<1xf32>", "tensor<1xf32>"),
+    ("%a = ll.const 0.1 : tensor<3xf32>\n%r = ll.reduce sum %a axes [0] : "
+     "tensor<3xf32> -> tensor<1xf32>", "tensor<1xf32>"),
+    ("%a = ll.const 1.0 : tensor<2048xf16>\n%r = ll.reduce sum %a axes [0] : "
+     "tensor<2048xf16> -> tensor<1xf16>", "tensor<1xf16>"),
+    ("%a = ll.const 0.1 : tensor<3000x7xf32>\n%r = ll.reduce sum %a axes [0, 1] : "
+     "tensor<3000x7xf32> -> tensor<1x1xf32>", "tensor<1x1xf32>"),
+    ("%a = ll.const 3.0e+38 : tensor<2xf32>\n%r = ll.reduce sum %a axes [0] : "
+     "tensor<2xf32> -> tensor<1xf32>", "tensor<1xf32>"),
     ("%a = ll.const 1000000000 : tensor<7xi32>\n%r = ll.reduce sum %a axes [0] : "
      "tensor<7xi32> -> tensor<1xi32>", "tensor<1xi32>"),
     ("%a = ll.const nan : tensor<3xf32>\n"
@@ -492,10 +502,6 @@ NOT_FOLDED = [
      "tensor<2xi32>"),
     ("%a = ll.const 1.0e+10 : tensor<2xf32>\n%r = ll.cast %a : tensor<2xf32> -> tensor<2xi32>",
      "tensor<2xi32>"),
-    ("%a = ll.const 0.1 : tensor<3xf32>\n%r = ll.reduce sum %a axes [0] : "
-     "tensor<3xf32> -> tensor<1xf32>", "tensor<1xf32>"),
-    ("%a = ll.const 1.0 : tensor<2048xf16>\n%r = ll.reduce sum %a axes [0] : "
-     "tensor<2048xf16> -> tensor<1xf16>", "tensor<1xf16>"),
     ("%a = ll.const 0.0 : tensor<3xf32>\n"
      "%r = ll.pad %a low [1] high [0] value -0.0 : tensor<3xf32> -> tensor<4xf32>",
      "tensor<4xf32>"),
@@ -514,6 +520,47 @@ def test_folds_to_one_constant_with_the_interpreters_bits(lines: str, result: st
 def test_does_not_fold_what_it_cannot_prove(lines: str, result: str) -> None:
     after = fold(one_op(lines, result))
     assert ops_of(after)[-1].operands[0].owner.name != "ll.const"
+
+
+@pytest.mark.parametrize(("element", "value", "n", "want"), [
+    ("f32", "1.0", 2**40, 2.0**40),
+    ("f32", "1.0", 20_000_000, 2e7),
+    ("f32", "0.1", 10**8, float(np.float32(float(np.float32(0.1)) * 10**8))),
+    ("f16", "1.0", 3000, 3000.0),
+    ("bf16", "1.0", 4096, 4096.0),
+    ("f64", "0.1", 10**12, 0.1 * 10**12),
+])
+def test_a_sum_of_a_constant_folds_to_n_times_c_rounded_once(
+        element: str, value: str, n: int, want: float) -> None:
+    """No loop of n additions runs, at compile time or at run time, however large n is."""
+    t = f"tensor<{n}x{element}>"
+    module = one_op(f"%a = ll.const {value} : {t}\n"
+                    f"%r = ll.reduce sum %a axes [0] : {t} -> tensor<1x{element}>",
+                    f"tensor<1x{element}>")
+    after = fold(module)
+    (const,) = [op for op in ops_of(after) if isinstance(op, ll.ConstOp)]
+    assert float(const.scalar) == want
+
+
+@given(st.integers(-(2**70), 2**70), st.integers(1, 2**40),
+       st.sampled_from([np.float16, np.float32, np.float64, ml_dtypes.bfloat16]))
+def test_rounded_is_the_nearest_float_ties_to_even(numerator: int, denominator: int,
+                                                   dtype: type) -> None:
+    q, dtype_ = Fraction(numerator, denominator), np.dtype(dtype)
+    got = dtypes.rounded(q, dtype_)
+    assert got.dtype == dtype_
+    if math.isinf(float(got)):
+        assert abs(q) > Fraction(float(ml_dtypes.finfo(dtype_).max))
+        return
+    bits = np.dtype(f"u{dtype_.itemsize}")
+    raw = int(np.asarray(got, dtype_).view(bits))
+    error = abs(Fraction(float(got)) - q)
+    for step in (-1, 1):  # the floats on either side of `got` (same sign) are no nearer
+        other = float(np.asarray(raw + step, bits).view(dtype_)) if raw + step >= 0 else 0.0
+        if math.isfinite(other):
+            assert error <= abs(Fraction(other) - q), (q, got, other)
+            if error == abs(Fraction(other) - q):
+                assert raw & 1 == 0, f"{q}: a tie goes to the even neighbour"
 
 
 def test_folding_an_identity_pad_before_a_sum_changes_only_the_layout() -> None:

@@ -7,6 +7,8 @@ boundary to the user they are numpy dtypes (bfloat16 comes from `ml_dtypes`).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -122,6 +124,25 @@ def f32_rounded_to_odd(d: np.ndarray) -> np.ndarray:
     inexact = (back != d) & ~np.isnan(d)
     return np.where(inexact, toward_zero | np.uint32(1), bits).astype(np.uint32).view(
         np.float32)
+
+
+def rounded(q: Fraction, dtype: np.dtype) -> np.generic:
+    """The float of `dtype` nearest the exact rational `q`, ties to even, overflow to inf.
+
+    One rounding: numpy's own conversions go through float64 (and bfloat16's
+    through float32), which rounds twice where the first lands on a tie.
+    """
+    if q == 0:
+        return np.asarray(0.0, dtype)[()]
+    info = ml_dtypes.finfo(dtype)
+    a = abs(q)
+    exponent = a.numerator.bit_length() - a.denominator.bit_length()
+    if a < Fraction(2) ** exponent:
+        exponent -= 1
+    ulp = Fraction(2) ** (max(exponent, int(info.minexp)) - int(info.nmant))
+    value = round(a / ulp) * ulp  # round() of a Fraction is to nearest, ties to even
+    magnitude = float(value) if value <= Fraction(float(info.max)) else float("inf")
+    return np.asarray(magnitude if q > 0 else -magnitude, dtype)[()]
 
 
 def tensor_type(shape: tuple[int, ...] | list[int], element: Attribute) -> TensorType:

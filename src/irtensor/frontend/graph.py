@@ -132,7 +132,7 @@ def _signature(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...],
 def record(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...], device: str) -> Node:
     """The node of `op` on `srcs` with constructor arguments `args`: the existing one when
     the same op was recorded on the same operands, else a new one, checked as the op's
-    verifier checks it and against `device`'s memory."""
+    verifier checks it and (unless a constant) against `device`'s memory."""
     akey = key_of(args)
     ckey = (op, srcs, akey)
     if (found := _CONSED.get(ckey)) is not None:
@@ -141,7 +141,9 @@ def record(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...], device: s
     skey = (op, tuple([(s.dtype, s.shape) for s in srcs]),
             akey[1:] if op is ll.ConstOp else akey)
     sig = _SIGNATURES.get(skey) or _signature(op, srcs, args, skey)
-    if sig.nbytes > limits.device_memory(device):
+    # a constant is one scalar until it is realized (then `realize` checks it): a sum of
+    # `Tensor.ones(2**40)` folds to 2**40 without ever holding it
+    if op is not ll.ConstOp and sig.nbytes > limits.device_memory(device):
         limits.check_tensor(sig.type, device, f"the result of {op.name}")
     node = Node(op, srcs, args, sig.type, sig.shape, sig.dtype, None, akey)
     _CONSED[ckey] = node

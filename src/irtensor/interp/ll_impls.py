@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -93,14 +94,46 @@ def scalar_of(value: float, element: Attribute) -> Any:
 # be compared exactly.
 
 
+def sum_of_equal(x: np.generic, n: int) -> np.generic:
+    """The sum of n >= 1 copies of the float `x`: n * x rounded once.
+
+    No order of adding does better, so this is what the interpreter gives for
+    any sum of equal values and what `fold-constants` folds a sum of a constant
+    to, however long (a sum of 2**40 ones is 2**40, not 2**24). Infinities and
+    NaN stay themselves; zeros sum as numpy sums them (it starts from +0.0, so
+    a sum of -0.0s is 0.0).
+    """
+    v = float(x)
+    if not math.isfinite(v):
+        return x
+    if v == 0.0:
+        return np.add.reduce(np.full((min(n, 8),), x, x.dtype))[()]
+    return dtypes.rounded(Fraction(v) * n, x.dtype)
+
+
+def all_equal_finite(x: Array) -> bool:
+    """Every element is the same finite, non-zero float (0.0 and -0.0 add differently)."""
+    if x.size == 0 or not dtypes.is_float(dtypes.from_numpy(x.dtype)):
+        return False
+    first = float(x.flat[0])
+    if not math.isfinite(first) or first == 0.0:
+        return False
+    return all(stride == 0 for stride in x.strides) or bool((x == x.flat[0]).all())
+
+
 def reduce_sum(x: Array, axes: tuple[int, ...], keepdims: bool) -> Any:
     """np.sum, pairwise for every output: numpy sums pairwise (error O(log n)) only along
     a contiguous axis and row by row along any other (O(n): a column of 2**24 ones would
-    stop growing), so the reduced axes go last, into one contiguous axis of a copy."""
+    stop growing), so the reduced axes go last, into one contiguous axis of a copy.
+    A sum of equal floats is exact (`sum_of_equal`)."""
     x = np.asarray(x)
     axes = tuple(sorted(a % x.ndim for a in axes)) if x.ndim else ()
     if not axes:
         return np.sum(np.array(x, order="C"), axis=axes, keepdims=keepdims, dtype=x.dtype)
+    if all_equal_finite(x):
+        total = sum_of_equal(x.flat[0], count(x.shape, axes))
+        shape = [1 if a in axes else n for a, n in enumerate(x.shape) if keepdims or a not in axes]
+        return np.full(shape, total, x.dtype)
     kept = [a for a in range(x.ndim) if a not in axes]
     rows = np.ascontiguousarray(np.transpose(x, [*kept, *axes]))
     rows = rows.reshape([x.shape[a] for a in kept] + [math.prod(x.shape[a] for a in axes)])
@@ -179,7 +212,8 @@ class LlFunctions(InterpreterFunctions):
     @impl(ll.ConstOp)
     def run_const(self, interp: Interpreter, op: ll.ConstOp, args: Values) -> Values:
         dtype = dtypes.to_numpy(element_of(op.res))
-        return result(op, np.full(shape_of_result(op), op.scalar, dtype))
+        # a read-only broadcast of one element: a constant costs no memory, whatever its shape
+        return result(op, np.broadcast_to(np.asarray(op.scalar, dtype), shape_of_result(op)))
 
     @impl(ll.CastOp)
     def run_cast(self, interp: Interpreter, op: ll.CastOp, args: Values) -> Values:

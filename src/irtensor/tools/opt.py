@@ -242,7 +242,7 @@ def run_compiled(module: ModuleOp, arrays: list[np.ndarray], entry: str,
     from irtensor.runtime import llvm_device, opencl_device
 
     _check_inputs(find_function(module, entry), arrays)
-    lowered = module.clone()
+    lowered = entry_module(module, entry)
     Pipeline(f"default-{device}").run(lowered)
     if device == "llvm":
         return llvm_device.run(lowered, arrays, entry)
@@ -252,6 +252,21 @@ def run_compiled(module: ModuleOp, arrays: list[np.ndarray], entry: str,
         return opencl_device.run(lowered, arrays, entry)
     except opencl_device.OpenCLError as e:
         raise UserError(str(e)) from None
+
+
+def entry_module(module: ModuleOp, entry: str) -> ModuleOp:
+    """A module of the function `entry` and those it calls: the rest of the file is not
+    compiled (a function on scalars, or a declaration, has no device lowering)."""
+    functions = {op.sym_name.data: op for op in module.walk() if isinstance(op, func.FuncOp)}
+    wanted, todo = [], [entry]
+    while todo:
+        name = todo.pop()
+        if name in wanted or name not in functions:
+            continue
+        wanted.append(name)
+        todo += [call.callee.root_reference.data for call in functions[name].walk()
+                 if isinstance(call, func.CallOp)]
+    return ModuleOp([functions[name].clone() for name in wanted])
 
 
 def find_function(module: ModuleOp, name: str) -> func.FuncOp:

@@ -88,11 +88,11 @@ func.func @casts() -> (tensor<2xi32>, tensor<2xi32>, tensor<2xf16>) {
 // CHECK-NEXT:    %h = ll.const inf : tensor<2xf16>
 // CHECK-NEXT:    func.return
 
-// Reductions of a constant: max is the constant; a sum is n*c only when every
-// partial sum is exact, so no order of adding can round it (0.5 * 12 is; 0.1 * 3
-// is not, and numpy's pairwise sum would give its own rounding). Integer sums
-// wrap. Over no elements the result is the identity, whatever the input.
-func.func @reduce(%x: tensor<3x0xf32>) -> (tensor<1x1xf32>, tensor<1xf32>, tensor<1xi32>, tensor<3x1xf32>, tensor<3x1xf32>, tensor<1x1xf32>) {
+// Reductions of a constant: max is the constant; a float sum is n*c rounded once
+// (as the interpreter sums equal values: exact, however long; 2**40 ones are
+// 2**40, where adding one by one in f32 stops at 2**24). Integer sums wrap.
+// Over no elements the result is the identity, whatever the input.
+func.func @reduce(%x: tensor<3x0xf32>) -> (tensor<1x1xf32>, tensor<1xf32>, tensor<1xi32>, tensor<3x1xf32>, tensor<3x1xf32>, tensor<1x1xf32>, tensor<f32>) {
   %h = ll.const 0.5 : tensor<3x4xf32>
   %s = ll.reduce sum %h axes [0, 1] : tensor<3x4xf32> -> tensor<1x1xf32>
   %t = ll.const 0.1 : tensor<3xf32>
@@ -103,18 +103,20 @@ func.func @reduce(%x: tensor<3x0xf32>) -> (tensor<1x1xf32>, tensor<1xf32>, tenso
   %m = ll.reduce max %x axes [1] : tensor<3x0xf32> -> tensor<3x1xf32>
   %n = ll.const nan : tensor<5x5xf32>
   %mn = ll.reduce max %n axes [0, 1] : tensor<5x5xf32> -> tensor<1x1xf32>
-  func.return %s, %u, %w, %e, %m, %mn : tensor<1x1xf32>, tensor<1xf32>, tensor<1xi32>, tensor<3x1xf32>, tensor<3x1xf32>, tensor<1x1xf32>
+  %one = ll.const 1.0 : tensor<1099511627776xf32>
+  %huge = ll.reduce sum %one axes [0] : tensor<1099511627776xf32> -> tensor<1xf32>
+  %hs = ll.reshape %huge : tensor<1xf32> -> tensor<f32>
+  func.return %s, %u, %w, %e, %m, %mn, %hs : tensor<1x1xf32>, tensor<1xf32>, tensor<1xi32>, tensor<3x1xf32>, tensor<3x1xf32>, tensor<1x1xf32>, tensor<f32>
 }
 // CHECK-LABEL: func.func @reduce(
 // CHECK-NEXT:    %s = ll.const 6.0 : tensor<1x1xf32>
-// CHECK-NEXT:    %t = ll.const 0.10000000149011612 : tensor<3xf32>
-// CHECK-NEXT:    %u = ll.reduce sum %t axes [0] : tensor<3xf32> -> tensor<1xf32>
+// CHECK-NEXT:    %u = ll.const 0.30000001192092896 : tensor<1xf32>
 // CHECK-NEXT:    %w = ll.const 0 : tensor<1xi32>
 // CHECK-NEXT:    %e = ll.const 0.0 : tensor<3x1xf32>
 // CHECK-NEXT:    %m = ll.const -inf : tensor<3x1xf32>
 // CHECK-NEXT:    %mn = ll.const nan : tensor<1x1xf32>
+// CHECK-NEXT:    %hs = ll.const 1099511627776.0 : tensor<f32>
 // CHECK-NEXT:    func.return
-// With fast-math the sum of 0.1 is reassociated into one product.
 // FAST-LABEL: func.func @reduce(
 // FAST:         %u = ll.const 0.30000001192092896 : tensor<1xf32>
 
