@@ -10,18 +10,24 @@
 A `Context` is a context manager; contexts nest, the innermost setting wins, and a
 setting left `None` falls through to the one outside it, then to the environment:
 
-| setting    | what it chooses                                  | environment             |
-|------------|--------------------------------------------------|-------------------------|
-| `pipeline` | what a new program runs (string, pass, or list   | `IRTENSOR_PIPELINE`     |
-|            | of both; names of registered pipelines allowed)  | (else `default-<dev>`)  |
-| `device`   | the device of tensors made without one           | `IRTENSOR_DEVICE`       |
-| `debug`    | the DEBUG level (1: a line per realize, 2: per   | `DEBUG`                 |
-|            | kernel, 3: schedules, 4: LLVM IR, 5: assembly)   |                         |
-| `trace`    | record every rewrite of the programs lowered     |                         |
-| `viz`      | at exit, write `irtensor viz`'s page of the last |                         |
-|            | program lowered inside the block                 |                         |
+| setting           | what it chooses                              | environment                |
+|-------------------|----------------------------------------------|----------------------------|
+| `pipeline`        | what a new program runs (string, pass, or    | `IRTENSOR_PIPELINE`        |
+|                   | list of both; registered pipelines allowed)  | (else `default-<dev>`)     |
+| `device_pipeline` | what a compiled device runs on each kernel,  | `IRTENSOR_DEVICE_PIPELINE` |
+|                   | alone in a module, before its code is made   | (else `device-<dev>`)      |
+|                   | (llvm: loops, llvm dialect; opencl: nothing) |                            |
+| `device`          | the device of tensors made without one       | `IRTENSOR_DEVICE`          |
+| `debug`           | the DEBUG level (1: a line per realize, 2:   | `DEBUG`                    |
+|                   | per kernel, 3: schedules, 4: LLVM IR, 5:     |                            |
+|                   | assembly)                                    |                            |
+| `trace`           | record every rewrite of the programs lowered |                            |
+| `viz`             | at exit, write `irtensor viz`'s page of the  |                            |
+|                   | last program lowered inside the block        |                            |
 
-`Tensor.realize(pipeline=...)` chooses for one call and wins over every context.
+`Tensor.realize(pipeline=..., device_pipeline=...)` chooses for one call and wins over
+every context. Programs and kernels are cached by the pipelines that made them, so a
+program lowered under one pipeline never stands in for another's.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ if TYPE_CHECKING:
 class Context:
     pipeline: PipelineLike | None = None
     device: str | None = None
+    device_pipeline: PipelineLike | None = None
     debug: int | None = None
     trace: bool | RewriteTrace = False
     viz: str | Path | None = None
@@ -53,6 +60,8 @@ class Context:
     def __post_init__(self) -> None:
         if self.pipeline is not None:
             check_pipeline(self.pipeline)
+        if self.device_pipeline is not None:
+            check_pipeline(self.device_pipeline)
         if self.device is not None:
             from irtensor.frontend.realize import check_device
 

@@ -60,6 +60,25 @@ def pipeline_for(device: str, explicit: PipelineLike | None = None) -> PipelineL
     return f"default-{device}"
 
 
+# What a call's `realize(device_pipeline=...)` chose, for the device compiling its kernels.
+EXPLICIT_DEVICE_PIPELINE: ContextVar[PipelineLike | None] = ContextVar(
+    "irtensor_device_pipeline", default=None)
+
+
+def device_pipeline_for(device: str) -> PipelineLike:
+    """What `device` runs on each kernel, in a module of its own, before it generates code
+    (llvm: loops, then the llvm dialect; opencl: nothing, then OpenCL C): the call's
+    `device_pipeline=`, the innermost context's, `IRTENSOR_DEVICE_PIPELINE`, or the
+    registered `device-<device>`."""
+    if (explicit := EXPLICIT_DEVICE_PIPELINE.get()) is not None:
+        return explicit
+    if (chosen := innermost("device_pipeline")) is not None:
+        return chosen  # type: ignore[return-value]
+    if spec := os.environ.get("IRTENSOR_DEVICE_PIPELINE", "").strip():
+        return check_pipeline(spec)
+    return f"device-{device}"
+
+
 def pipeline_key(pipeline: PipelineLike) -> tuple[object, ...]:
     """What a program cached under `pipeline` is remembered by: the text of each pass and,
     for pass objects, their class (two classes may share a name)."""

@@ -18,6 +18,7 @@ import sys
 import time
 import weakref
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from irtensor.dialects.kernel import KernelOp
 from irtensor.frontend import graph as g
 from irtensor.frontend.graph import Graph, Node
 from irtensor.pipeline import Pipeline
+from irtensor.runtime import limits
 from irtensor.runtime.lru import LRU, env_limit
 from irtensor.settings import PipelineLike
 
@@ -132,16 +134,18 @@ def pipeline_for(device: str, explicit: PipelineLike | None = None) -> PipelineL
 def lower(module: ModuleOp, stage: str, device: str = "llvm",
           pipeline: PipelineLike | None = None) -> ModuleOp:
     """The module at `stage` of the ladder (`hl`: as recorded; `kernel`: after what
-    realizing on `device` runs; `loops`, `llvm`: the llvm device's lowering of its kernels)."""
+    realizing on `device` runs; `loops`, `llvm`: the llvm device's lowering of its kernels,
+    `llvm` through its device pipeline)."""
     if stage not in STAGES[:5]:
         raise ValueError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
     if stage == "ll":
         Pipeline("hl-to-ll").run(module)
     elif stage != "hl":
         Pipeline(_as_list(pipeline_for(check_device(device), pipeline))).run(module)
-    if stage in ("loops", "llvm"):
-        Pipeline("lower-kernels-to-loops" + (",convert-to-llvm" if stage == "llvm" else "")
-                 ).run(module)
+    if stage == "loops":
+        Pipeline("lower-kernels-to-loops").run(module)
+    elif stage == "llvm":
+        Pipeline(_as_list(settings.device_pipeline_for("llvm"))).run(module)
     return module
 
 
@@ -149,20 +153,31 @@ def _as_list(pipeline: PipelineLike) -> list[str | ModulePass]:
     return [pipeline] if isinstance(pipeline, str | ModulePass) else list(pipeline)
 
 
-def realize(outputs: Sequence[Node], device: str, pipeline: PipelineLike | None = None
-            ) -> list[Node]:
-    """Compute `outputs` together through `pipeline` (else `pipeline_for(device)`); return
+def realize(outputs: Sequence[Node], device: str, pipeline: PipelineLike | None = None,
+            device_pipeline: PipelineLike | None = None) -> list[Node]:
+    """Compute `outputs` together through `pipeline` (else `pipeline_for(device)`), each
+    kernel compiled through `device_pipeline` (else `settings.device_pipeline_for`); return
     placeholders holding their buffers."""
     todo = [v for v in outputs if buffer_of(v) is None]
-    if todo:
-        graph = collect(todo)
-        chosen = pipeline_for(check_device(device), pipeline)
+    if not todo:
+        return [resolve(v) for v in outputs]
+    for v in todo:  # recording checked all but constants, which only take memory now
+        limits.check_tensor(v.type, device, f"the result of {v.op.name}")
+    graph = collect(todo)
+    chosen = pipeline_for(check_device(device), pipeline)
+    token = settings.EXPLICIT_DEVICE_PIPELINE.set(
+        settings.check_pipeline(device_pipeline)) if device_pipeline is not None else None
+    try:
+        lowering = settings.device_pipeline_for(device)
         skeleton, consts = g.graph_keys(graph, resolve)
-        results = run_graph(graph, (skeleton, device, settings.pipeline_key(chosen)), consts,
-                            device, chosen)
-        placeholders = [buffer_value(array) for array in results]  # held until returned
-        for value, placeholder in zip(todo, placeholders, strict=True):
-            remember(value, placeholder)
+        where = (skeleton, device, settings.pipeline_key(chosen), settings.pipeline_key(lowering))
+        results = run_graph(graph, where, consts, device, chosen)
+    finally:
+        if token is not None:
+            settings.EXPLICIT_DEVICE_PIPELINE.reset(token)
+    placeholders = [buffer_value(array) for array in results]  # held until returned
+    for value, placeholder in zip(todo, placeholders, strict=True):
+        remember(value, placeholder)
     return [resolve(v) for v in outputs]
 
 
@@ -292,19 +307,34 @@ def text(outputs: Sequence[Node], stage: str, device: str = "llvm",
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
     module, _ = build_module(outputs)
+    if stage in ("hl", "ll"):
+        return ir.to_text(lower(module, stage, device, pipeline))
+    return kernels_text(lower(module, "kernel", device, pipeline), stage)
+
+
+def kernels_text(module: ModuleOp, stage: str) -> str:
+    """A module of kernels (the `kernel` stage) at `stage`, one of kernel, loops, llvm,
+    llvm-ir, llvm-ir-opt, asm or opencl, as the devices lower it; `module` is changed."""
+    if stage not in STAGES[2:]:
+        raise ValueError(f"a kernel has no stage {stage!r}; its stages are "
+                         f"{', '.join(STAGES[2:])}")
     if stage == "opencl":  # the OpenCL C that device opencl builds
         from irtensor.runtime.opencl_device import opencl_source
 
-        return opencl_source(lower(module, "kernel", device, pipeline))
-    if stage in ("llvm-ir", "llvm-ir-opt", "asm"):
-        from irtensor.passes.llvm import jit as llvm_jit
+        return opencl_source(module)
+    if stage in ("kernel", "loops"):
+        if stage == "loops":
+            Pipeline("lower-kernels-to-loops").run(module)
+        return ir.to_text(module)
+    Pipeline(_as_list(settings.device_pipeline_for("llvm"))).run(module)
+    if stage == "llvm":
+        return ir.to_text(module)
+    from irtensor.passes.llvm import jit as llvm_jit
 
-        loops = lower(module, "loops", device, pipeline)
-        if stage == "llvm-ir":
-            return llvm_jit.llvm_ir(loops)
-        compiled = llvm_jit.compile_module(loops)
-        return compiled.optimized_ir if stage == "llvm-ir-opt" else compiled.assembly()
-    return ir.to_text(lower(module, stage, device, pipeline))
+    if stage == "llvm-ir":
+        return llvm_jit.llvm_ir(module)
+    compiled = llvm_jit.compile_module(module)
+    return compiled.optimized_ir if stage == "llvm-ir-opt" else compiled.assembly()
 
 
 def explain(outputs: Sequence[Node]) -> str:
@@ -324,3 +354,23 @@ def schedule(outputs: Sequence[Node]) -> list[KernelOp]:
     lower(module, "kernel")
     return [op for op in module.walk() if isinstance(op, KernelOp)]
 
+
+@dataclass(frozen=True)
+class ScheduleItem:
+    """One kernel of `Tensor.schedule()`: prints as its kernel, and at any later stage."""
+
+    kernel: KernelOp
+
+    @property
+    def name(self) -> str:
+        return self.kernel.sym_name.data
+
+    def ir(self, stage: str = "kernel") -> str:
+        """This kernel alone at `stage`: kernel, loops, llvm (through the device pipeline),
+        llvm-ir, llvm-ir-opt, asm or opencl."""
+        from irtensor.runtime.llvm_device import compile_unit
+
+        return kernels_text(compile_unit(self.kernel), stage)
+
+    def __str__(self) -> str:
+        return str(self.kernel)

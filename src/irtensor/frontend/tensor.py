@@ -248,16 +248,19 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
 
     # ------------------------------------------------------------------ realization
 
-    def realize(self, *others: Tensor, pipeline: PipelineLike | None = None) -> Tensor:
+    def realize(self, *others: Tensor, pipeline: PipelineLike | None = None,
+                device_pipeline: PipelineLike | None = None) -> Tensor:
         """Compute this tensor (and `others`, sharing their work); return self. `pipeline`
         (a pipeline string, pass objects, registered names) is what a new program runs
-        instead of the device's `default-<device>` (see `irtensor.Context`)."""
+        instead of the device's `default-<device>`; `device_pipeline` what a compiled
+        device runs on each kernel instead of `device-<device>` (see `irtensor.Context`)."""
         tensors = (self, *others)
         for i, t in enumerate(others):
             if not isinstance(t, Tensor):
                 raise TypeError(f"realize() takes Tensors to realize with this one; argument "
                                 f"#{i} is {type(t).__name__}")
-        values = realize.realize([t._value for t in tensors], self.device, pipeline)
+        values = realize.realize([t._value for t in tensors], self.device, pipeline,
+                                 device_pipeline)
         for t, v in zip(tensors, values, strict=True):
             t._value = v
         return self
@@ -295,9 +298,12 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         own (a reduction's input, a value with several consumers, a function result...)."""
         return realize.explain([self._value])
 
-    def schedule(self, *others: Tensor) -> list[Operation]:
-        """The kernels that realizing this tensor (and `others`) would run; each prints."""
-        return list(realize.schedule([t._value for t in (self, *others)]))
+    def schedule(self, *others: Tensor) -> list[realize.ScheduleItem]:
+        """The kernels that realizing this tensor (and `others`) would run; each prints,
+        `.kernel` is its op and `.ir(stage)` its text at a later stage (loops, llvm,
+        llvm-ir, llvm-ir-opt, asm, opencl)."""
+        kernels = realize.schedule([t._value for t in (self, *others)])
+        return [realize.ScheduleItem(k) for k in kernels]
 
     # ------------------------------------------------------------------ plumbing
 

@@ -44,6 +44,12 @@ register_pipeline(
 register_pipeline("default-interp", "hl-to-kernel", "what realizing on device interp runs")
 register_pipeline("default-llvm", "hl-to-kernel", "what realizing on device llvm runs")
 register_pipeline("default-opencl", "hl-to-kernel", "what realizing on device opencl runs")
+# What a compiled device runs on each kernel, alone in a module, before generating its code
+# (LLVM IR for llvm, OpenCL C for opencl); `Context(device_pipeline=...)` replaces it.
+register_pipeline("device-llvm", "lower-kernels-to-loops,convert-to-llvm",
+                  "what device llvm runs on each kernel before LLVM compiles it")
+register_pipeline("device-opencl", "",
+                  "what device opencl runs on each kernel before printing its OpenCL C")
 
 __all__ = [
     "PassInputError",

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func
+from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Region, SSAValue
+from xdsl.passes import ModulePass
 
 from irtensor import dtypes, ir, settings
 from irtensor.dialects._base import element_of, shape_of
@@ -133,14 +134,15 @@ def _compile_kernel(kernel: KernelOp) -> CompiledKernel:
 
     unit = compile_unit(kernel)
     text = ir.to_text(unit)
-    key = cache.key_of(text, llvm_jit.target_description())
+    lowering = settings.device_pipeline_for("llvm")
+    key = cache.key_of(text, llvm_jit.target_description(), repr(settings.pipeline_key(lowering)))
     if (known := _MEMORY.get(key)) is not None:
         STATS.cache_hits_memory += 1
         return known
     outer_size, splittable = outer_loop(kernel)
     jit, name = _from_disk(key, kernel)
     if jit is None:
-        jit, name = _compile(unit)
+        jit, name = _compile(unit, lowering)
         _store(key, kernel, jit, name)
         jit = _lean(jit)
     compiled = CompiledKernel(kernel.sym_name.data, jit.function(name), outer_size, splittable,
@@ -236,14 +238,20 @@ def _checked_meta(meta: dict[str, Any], kernel: KernelOp) -> tuple[str, tuple[An
     return name, params, texts  # type: ignore[return-value]
 
 
-def _compile(unit: ModuleOp) -> tuple[Any, str]:
+def _compile(unit: ModuleOp, lowering: settings.PipelineLike) -> tuple[Any, str]:
+    """Lower a kernel's unit with the device pipeline (`device-llvm` unless one was chosen)
+    and JIT it; the kernel's function is the one `lower-kernels-to-loops` marked."""
     from irtensor.passes.llvm import jit as llvm_jit
     from irtensor.pipeline import Pipeline
 
     start = time.perf_counter()
-    Pipeline("lower-kernels-to-loops").run(unit)
-    names = [f.sym_name.data for f in unit.walk() if isinstance(f, func.FuncOp)
+    Pipeline([lowering] if isinstance(lowering, str | ModulePass) else list(lowering)).run(unit)
+    names = [f.sym_name.data for f in unit.walk() if isinstance(f, func.FuncOp | llvm.FuncOp)
              and "irtensor.kernel" in f.attributes]
+    if len(names) != 1:
+        raise ValueError(f"device llvm: the device pipeline left {len(names)} functions marked "
+                         "irtensor.kernel in a kernel's module; expected one (does it run "
+                         "lower-kernels-to-loops?)")
     jit = llvm_jit.compile_module(unit)
     STATS.kernels_compiled += 1
     STATS.seconds_compiling += time.perf_counter() - start

@@ -28,11 +28,13 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
 
-from irtensor import dtypes, ir
+from irtensor import dtypes, ir, settings
 from irtensor.dialects.kernel import KernelOp
 from irtensor.passes.opencl.c_printer import CProgram, print_program
 from irtensor.passes.opencl.lower_to_opencl import WORK_GROUP_SIZE, lower_kernel
+from irtensor.pipeline import Pipeline
 from irtensor.runtime import STATS, cache
 from irtensor.runtime.llvm_device import compile_unit, debug_level, kernel_cache_bytes
 from irtensor.runtime.lru import LRU
@@ -189,13 +191,27 @@ def forget(module: ModuleOp) -> None:
             _BY_OP.pop(op, None)
 
 
+def device_lowered(unit: ModuleOp, lowering: settings.PipelineLike) -> KernelOp:
+    """The kernel of `unit` after the device pipeline (`device-opencl`, empty, unless one
+    was chosen): the one the OpenCL C is printed from."""
+    Pipeline([lowering] if isinstance(lowering, str | ModulePass) else list(lowering)).run(unit)
+    kernels = [op for op in unit.walk() if isinstance(op, KernelOp)]
+    if len(kernels) != 1:
+        raise OpenCLError(f"device opencl: the device pipeline left {len(kernels)} "
+                          "kernel.kernel ops in a kernel's module; expected one")
+    return kernels[0]
+
+
 def _compile_kernel(kernel: KernelOp) -> CompiledKernel:
     dev = device()
-    text = ir.to_text(compile_unit(kernel))
-    key = cache.key_of("opencl-ir", text, dev.name)
+    unit = compile_unit(kernel)
+    text = ir.to_text(unit)
+    lowering = settings.device_pipeline_for("opencl")
+    key = cache.key_of("opencl-ir", text, dev.name, repr(settings.pipeline_key(lowering)))
     if (known := _MEMORY.get(key)) is not None:
         STATS.cache_hits_memory += 1
         return known
+    kernel = device_lowered(unit, lowering)
     lowered = lower_kernel(kernel, group=work_group_size(dev.device),
                            max_local=int(dev.device.max_work_group_size),
                            max_local_sizes=list(dev.device.max_work_item_sizes))
