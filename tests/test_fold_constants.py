@@ -350,7 +350,31 @@ def rich_programs(
     return Shown(ModuleOp([main]), [special_input(draw, t, safe) for t in arg_types])
 
 
+@st.composite
+def constant_arithmetic(draw: st.DrawFn) -> Shown:
+    """An ll binary op on two drawn constants, its result used with an argument: the
+    folds of FoldElementwise, steered to in every example."""
+    element = draw(st.sampled_from([f16, bf16, f32, f64, i32, i64]))
+    shape = draw(st.lists(st.integers(1, 3), max_size=2))
+    t = TensorType(element, shape)
+    op = draw(st.sampled_from(["add", "mul", "max"]))
+    is_int = dtypes.is_int(element)
+    numbers = st.integers(-50, 50) if is_int else st.sampled_from([1.5, -2.25, 3.0, 0.1, 7.0])
+    a, c = draw(numbers), draw(numbers.filter(lambda v: v != 0))
+    text = (f"func.func @main(%x: {t}) -> {t} {{\n"
+            f"  %a = ll.const {a} : {t}\n  %c = ll.const {c} : {t}\n"
+            f"  %f = ll.{op} %a, %c : {t}\n  %r = ll.add %f, %x : {t}\n"
+            f"  func.return %r : {t}\n}}")
+    x = random_input(np.random.default_rng(draw(st.integers(0, 2**16))), t)
+    return Shown(ir.parse(text), [x])
+
+
 # --------------------------------------------------------------------------- properties
+
+
+@given(constant_arithmetic())
+def test_folding_constant_arithmetic_is_exact(program: Program) -> None:
+    check_exact(program)
 
 
 @given(rich_programs())

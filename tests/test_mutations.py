@@ -1,6 +1,7 @@
 """Mutation tests: a deliberately broken version of a pass is caught by its property
-test, with its default settings, in (nearly) every seeded run (so far for conv-to-mul-sum,
-fuse and convert-to-llvm).
+test, with its default settings, in (nearly) every seeded run: decompose-hlops,
+conv-to-mul-sum, fold-constants, grad, fuse, split-reductions, lower-kernels-to-loops,
+convert-to-llvm and the OpenCL C printer.
 
 The property tests steer their programs to the code the pass changes
 (`programs(containing=...)`), which is what makes them catch a bug there nearly always;
@@ -11,11 +12,13 @@ pass first.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
@@ -23,13 +26,18 @@ from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import f32, f64
 
 from irtensor import interp
-from irtensor.dialects import ll
-from irtensor.passes.kernel import fuse, views
+from irtensor.dialects import hl, ll
+from irtensor.passes.autodiff import vjp_rules
+from irtensor.passes.kernel import fuse, split_reductions, views
 from irtensor.passes.llvm import patterns_arith
-from irtensor.passes.rewrite import conv_to_mul_sum
+from irtensor.passes.loops import loop_builder
+from irtensor.passes.opencl import c_printer
+from irtensor.passes.rewrite import conv_to_mul_sum, decompose_hlops, fold_constants
 from irtensor.pipeline import Pipeline
-from irtensor.runtime import llvm_device
+from irtensor.runtime import llvm_device, opencl_device
 from irtensor.testing import Program, assert_preserves_semantics, assert_same_results, programs
+from test_fold_constants import check_exact, constant_arithmetic
+from test_grad import check_against_fd
 
 # The issue's bar is 99 of 100 seeded runs; the suite runs a few seeds so that it stays
 # quick, IRTENSOR_MUTATION_SEEDS=100 runs the full table (every one of them must be caught
@@ -61,6 +69,26 @@ def agrees_on_llvm(program: Program) -> None:
     assert_same_results(got, interp.run(program.module, program.inputs), rtol=2e-4, atol=2e-4)
 
 
+def agrees_on_opencl(program: Program) -> None:
+    module = program.module.clone()
+    Pipeline("hl-to-kernel").run(module)
+    got = opencl_device.run(module, program.inputs)
+    assert_same_results(got, interp.run(program.module, program.inputs), rtol=2e-4, atol=2e-4)
+
+
+def gradient_matches_finite_differences(program: Program) -> None:
+    def skip_unless(condition: bool) -> None:  # a kink or a NaN: nothing to compare
+        if not condition:
+            raise Skip
+
+    with contextlib.suppress(Skip):
+        check_against_fd(program, np.random.default_rng(0), assume=skip_unless)
+
+
+class Skip(Exception):
+    pass
+
+
 # --------------------------------------------------------------------------- the bugs
 
 
@@ -86,6 +114,48 @@ def mul_as_add(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(patterns_arith, "FLOAT_BINARY", table)
 
 
+def sub_as_add(mp: pytest.MonkeyPatch) -> None:
+    mp.setitem(decompose_hlops.ELEMENTWISE, hl.SubOp, lambda b, x, y: b.add(x, y))
+
+
+def add_folded_as_sub(mp: pytest.MonkeyPatch) -> None:
+    mp.setattr(fold_constants, "LL_ELEMENTWISE",
+               {**fold_constants.LL_ELEMENTWISE, ll.AddOp: np.subtract})
+
+
+def mul_gradient_swapped(mp: pytest.MonkeyPatch) -> None:
+    def wrong(op, g, b):  # type: ignore[no-untyped-def]
+        x, y = op.operands
+        return [b.mul(g, x), b.mul(g, y)]
+
+    mp.setitem(vjp_rules.VJP_RULES, ll.MulOp, ("mul-vjp", wrong))
+
+
+def last_partial_dropped(mp: pytest.MonkeyPatch) -> None:
+    real = split_reductions._final
+
+    def final(kernel, partial, extra):  # type: ignore[no-untyped-def]
+        return real(kernel, partial, [*extra[:-1], max(1, extra[-1] - 1)])
+
+    mp.setattr(split_reductions, "_final", final)
+
+
+def sum_combined_as_max(mp: pytest.MonkeyPatch) -> None:
+    real = loop_builder.KernelFunction.combine
+
+    def combine(self, acc, value):  # type: ignore[no-untyped-def]
+        if self.combiner() != "max" and "f" in str(acc.type):
+            return self.emit(arith.MaximumfOp(acc, value))
+        return real(self, acc, value)
+
+    mp.setattr(loop_builder.KernelFunction, "combine", combine)
+
+
+def addf_printed_as_minus(mp: pytest.MonkeyPatch) -> None:
+    mp.setitem(c_printer.PLAIN, arith.AddfOp, "-")
+
+
+EAGER_SPLIT = "fuse,split-reductions{min-length=2 chunks=4 lanes=2 min-ratio=1}"
 FLOATS = (f32, f64)
 MUTANTS = [
     Mutant("conv-to-mul-sum", "avg_pool2d divides by one more than the window", avg_pool_miscounts,
@@ -97,6 +167,24 @@ MUTANTS = [
     Mutant("convert-to-llvm", "arith.mulf lowered as fadd", mul_as_add,
            programs(dialect="hl", dtypes=FLOATS, containing="hl.mul", max_ops=4),
            agrees_on_llvm),
+    Mutant("decompose-hlops", "sub decomposed as add (the neg forgotten)", sub_as_add,
+           programs(dialect="hl", containing="hl.sub"),
+           keeps_meaning("decompose-hlops")),
+    Mutant("fold-constants", "ll.add of constants folded as a difference", add_folded_as_sub,
+           constant_arithmetic(),
+           check_exact),
+    Mutant("grad", "mul's cotangents swapped between its operands", mul_gradient_swapped,
+           programs(dialect="ll", dtypes=(f64,), containing="ll.mul", max_ops=6),
+           gradient_matches_finite_differences),
+    Mutant("split-reductions", "the final kernel drops the last partial", last_partial_dropped,
+           programs(dialect="ll", containing="ll.reduce", max_dim=8, weights={"reduce": 4}),
+           keeps_meaning(EAGER_SPLIT)),
+    Mutant("lower-kernels-to-loops", "a float sum accumulated with max", sum_combined_as_max,
+           programs(dialect="hl", dtypes=FLOATS, containing="hl.sum", max_ops=4),
+           agrees_on_llvm),
+    Mutant("lower-to-opencl", "the C printer writes - for arith.addf", addf_printed_as_minus,
+           programs(dialect="hl", dtypes=FLOATS, containing="hl.add", max_ops=4),
+           agrees_on_opencl),
 ]
 
 
@@ -126,14 +214,18 @@ def fresh_kernels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     the mutant's own."""
     monkeypatch.setenv("IRTENSOR_CACHE_DIR", str(tmp_path))
     llvm_device._MEMORY.clear()
+    opencl_device._MEMORY.clear()
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.pass_name)
 def test_the_broken_pass_is_caught_by_its_property_test(
         mutant: Mutant, monkeypatch: pytest.MonkeyPatch, fresh_kernels: None) -> None:
     assert not caught(mutant, 12345, max_examples=20), "the property fails on the real pass"
+    if mutant.check is agrees_on_opencl and (why := opencl_device.unavailable()):
+        pytest.skip(f"no OpenCL device builds programs here: {why}")
     mutant.install(monkeypatch)
     llvm_device._MEMORY.clear()
+    opencl_device._MEMORY.clear()
     runs = sum(caught(mutant, s) for s in SEEDS)
     assert runs >= REQUIRED, (f"{mutant.pass_name} ({mutant.bug}): caught in {runs} of "
                               f"{len(SEEDS)} runs")
