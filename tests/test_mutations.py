@@ -1,7 +1,7 @@
 """Mutation tests: a deliberately broken version of a pass is caught by its property
 test, with its default settings, in (nearly) every seeded run: decompose-hlops,
-conv-to-mul-sum, fold-constants, grad, fuse, split-reductions, lower-kernels-to-loops,
-convert-to-llvm and the OpenCL C printer.
+conv-to-mul-sum, fold-constants, grad, fuse, split-reductions, reorder-loops,
+lower-kernels-to-loops, convert-to-llvm and the OpenCL C printer.
 
 The property tests steer their programs to the code the pass changes
 (`programs(containing=...)`), which is what makes them catch a bug there nearly always;
@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import f32, f64
 from irtensor import interp
 from irtensor.dialects import hl, ll
 from irtensor.passes.autodiff import vjp_rules
-from irtensor.passes.kernel import fuse, split_reductions, views
+from irtensor.passes.kernel import fuse, reorder_loops, split_reductions, views
 from irtensor.passes.llvm import patterns_arith
 from irtensor.passes.loops import loop_builder
 from irtensor.passes.opencl import c_printer
@@ -151,6 +151,22 @@ def sum_combined_as_max(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(loop_builder.KernelFunction, "combine", combine)
 
 
+def reductions_split_across_threads(mp: pytest.MonkeyPatch) -> None:
+    def choose_parallel(kernel, order, tiles, threads):  # type: ignore[no-untyped-def]
+        model = reorder_loops.as_model(kernel)
+        return tuple(d for d in order if model.sizes[d] > 1)  # reductions too, any size
+
+    mp.setattr(reorder_loops, "choose_parallel", choose_parallel)
+
+
+def schedules_keep_meaning_and_fit(program: Program) -> None:
+    from test_reorder_loops import check_schedule, kernels, to_kernels
+
+    after = assert_preserves_semantics("reorder-loops", to_kernels(program), program.inputs)
+    for kernel in kernels(after):
+        check_schedule(kernel)
+
+
 def addf_printed_as_minus(mp: pytest.MonkeyPatch) -> None:
     mp.setitem(c_printer.PLAIN, arith.AddfOp, "-")
 
@@ -179,6 +195,9 @@ MUTANTS = [
     Mutant("split-reductions", "the final kernel drops the last partial", last_partial_dropped,
            programs(dialect="ll", containing="ll.reduce", max_dim=8, weights={"reduce": 4}),
            keeps_meaning(EAGER_SPLIT)),
+    Mutant("reorder-loops", "reduction loops split across threads", reductions_split_across_threads,
+           programs(dialect="hl", containing="hl.sum", max_ops=6),
+           schedules_keep_meaning_and_fit),
     Mutant("lower-kernels-to-loops", "a float sum accumulated with max", sum_combined_as_max,
            programs(dialect="hl", dtypes=FLOATS, containing="hl.sum", max_ops=4),
            agrees_on_llvm),
