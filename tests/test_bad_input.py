@@ -11,6 +11,7 @@ registry a plugin that fails to import.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -208,3 +209,19 @@ def test_split_reductions_refuses_negative_options() -> None:
     with pytest.raises(PipelineError, match="min-ratio must not be negative, got -1"):
         Pipeline("split-reductions{min-ratio=-1}")
     assert SplitReductions(chunks=0).chunks == 0  # documented: never cut into chunks
+
+
+@pytest.mark.parametrize("mistake", [
+    lambda: Tensor.ones(2, 3) + Tensor.ones(4, 3),
+    lambda: Tensor.ones(2, 3) @ Tensor.ones(2, 3),
+    lambda: Tensor.ones(2, 3).reshape(4, 2),
+    lambda: Tensor.ones(2, 3).permute(0, 0),
+], ids=["broadcast", "matmul", "reshape", "permute"])
+def test_a_shape_mistake_is_a_shape_error_caught_as_numpy_and_as_torch_users_catch_it(
+        mistake: Callable[[], object]) -> None:
+    from irtensor.shapes import ShapeError
+
+    with pytest.raises(ShapeError) as caught:
+        mistake()
+    assert isinstance(caught.value, ValueError) and isinstance(caught.value, RuntimeError)
+    assert "(2, 3)" in str(caught.value) or "permutation" in str(caught.value)

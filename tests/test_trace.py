@@ -110,3 +110,26 @@ class _Sink:
     def write(self, s: str) -> int:
         self.text += s
         return len(s)
+
+
+SUB_THEN_EXP = """
+func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %one = ll.const 1.0 : tensor<4xf32>
+  %d = hl.sub %x, %y : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %m = hl.mul %d, %one : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %e = hl.exp %m : tensor<4xf32>
+  func.return %e : tensor<4xf32>
+}"""
+
+
+def test_ops_a_pattern_inserts_take_the_location_of_the_op_it_matched() -> None:
+    from irtensor.ir import location
+
+    module = parse(SUB_THEN_EXP, name="prog.mlir")
+    Pipeline("decompose-hlops").run(module)
+    where = {op.name: location(op) for op in module.walk() if op.name.startswith("ll.")}
+    assert where["ll.neg"] == "prog.mlir:4:3"  # from hl.sub
+    assert where["ll.exp2"] == "prog.mlir:6:3"  # from hl.exp
+    with trace.active() as recorded:  # a later pass's event names the source line too
+        Pipeline("fold-constants").run(module)
+    assert [(e.pattern, e.location) for e in recorded.events] == [("MulOne", "prog.mlir:5:3")]

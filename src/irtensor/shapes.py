@@ -12,8 +12,9 @@ from collections.abc import Sequence
 Shape = tuple[int, ...]
 
 
-class ShapeError(ValueError):
-    """A shape that does not fit an op's rule."""
+class ShapeError(ValueError, RuntimeError):
+    """A shape that does not fit an op's rule: a ValueError as numpy raises, and a
+    RuntimeError as torch and tinygrad raise, so either `except` catches it."""
 
 
 def fmt(shape: Sequence[int]) -> str:

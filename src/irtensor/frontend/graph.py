@@ -29,6 +29,7 @@ from irtensor import dtypes
 from irtensor.dialects import hl, ll
 from irtensor.dtypes import DType
 from irtensor.runtime import limits
+from irtensor.shapes import ShapeError
 
 OpClass = type[Operation]
 # Ops whose constructor takes its operands as one list.
@@ -109,6 +110,17 @@ def make_op(op: OpClass, operands: Sequence[SSAValue], args: tuple[Any, ...]) ->
     return op(*operands, *args)
 
 
+SHAPE_WORDS = ("shape", "axis", "axes", "dimension", "rank", "size", "broadcast")
+
+
+def _error_kind(message: str) -> type[Exception]:
+    """TypeError for an element type; ShapeError (a ValueError and a RuntimeError, as
+    numpy and torch raise) for a shape; ValueError for any other bad argument."""
+    if "element type" in message:
+        return TypeError
+    return ShapeError if any(w in message for w in SHAPE_WORDS) else ValueError
+
+
 def _signature(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...],
                key: Hashable) -> _Signature:
     """Verify the op once for this signature, on stand-in operands, and keep its type."""
@@ -118,7 +130,7 @@ def _signature(op: OpClass, srcs: tuple[Node, ...], args: tuple[Any, ...],
         built.verify()
     except VerifyException as e:
         message = str(e).splitlines()[0]
-        raise (TypeError if "element type" in message else ValueError)(message) from None
+        raise _error_kind(message)(message) from None
     t = built.results[0].type
     assert isinstance(t, TensorType)
     found = _Signature(t, tuple(t.get_shape()), dtypes.of_element(t.element_type),

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -132,11 +132,38 @@ class TracedPattern(RewritePattern):
                 self.trace.current_pass, type(self.inner).__name__, before, after, location))
 
 
+@dataclass(eq=False)
+class LocatedPattern(RewritePattern):
+    """`inner`, giving the ops it inserts the location of the op it matched (where they
+    have none), as MLIR's builders take the matched op's `loc`: an `ll.add` that
+    decompose-hlops made from the `hl.sub` on line 3 says line 3, in errors and traces."""
+
+    inner: RewritePattern
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        location = op.location
+        if not isinstance(location, FileLineColLoc):
+            self.inner.match_and_rewrite(op, rewriter)
+            return
+
+        def locate(inserted: Operation) -> None:
+            if isinstance(inserted.location, UnknownLoc):
+                inserted.location = location
+
+        rewriter.operation_insertion_handler.append(locate)
+        try:
+            self.inner.match_and_rewrite(op, rewriter)
+        finally:
+            rewriter.operation_insertion_handler.remove(locate)
+
+
 def rewrite_module(module: ModuleOp, patterns: Sequence[RewritePattern] | RewritePattern, *,
                    apply_recursively: bool = True) -> None:
-    """Apply `patterns` greedily over `module` (xDSL's walker), traced when a trace is on."""
+    """Apply `patterns` greedily over `module` (xDSL's walker), traced when a trace is on;
+    the ops a pattern inserts take the location of the op it matched."""
     listed = [patterns] if isinstance(patterns, RewritePattern) else list(patterns)
     if (trace := current()) is not None:
         listed = [TracedPattern(p, trace) for p in listed]
     pattern = listed[0] if len(listed) == 1 else GreedyRewritePatternApplier(listed)
-    PatternRewriteWalker(pattern, apply_recursively=apply_recursively).rewrite_module(module)
+    walker = PatternRewriteWalker(LocatedPattern(pattern), apply_recursively=apply_recursively)
+    walker.rewrite_module(module)
