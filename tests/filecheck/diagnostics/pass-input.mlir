@@ -5,11 +5,12 @@
 // and print an empty module.
 // RUN: not irtensor-opt %s -p convert-to-llvm 2>&1 | filecheck %s --check-prefix=LLVM
 // LLVM-NOT:    Traceback
-// LLVM:        irtensor-opt: error: pass 'convert-to-llvm': cannot lower 'hl.exp' in @f at {{.*}}pass-input.mlir:[[# @LINE + 34]]:3: it is a tensor-level op, and this pass lowers loops on memrefs (run hl-to-kernel and lower-kernels-to-loops first)
+// LLVM:        irtensor-opt: error: pass 'convert-to-llvm': cannot lower 'hl.exp' in @f at {{.*}}pass-input.mlir:[[# @LINE + 35]]:3: it is a tensor-level op, and this pass lowers loops on memrefs (run hl-to-kernel and lower-kernels-to-loops first)
 // LLVM-NOT:    {{.}}
-// The same after hl-to-ll: an ll op.
+// The same after hl-to-ll: an ll op, which decompose-hlops located at the hl op it
+// came from.
 // RUN: not irtensor-opt %s -p hl-to-ll,convert-to-llvm 2>&1 | filecheck %s --check-prefix=LLVM-LL
-// LLVM-LL:     irtensor-opt: error: pass 'convert-to-llvm': cannot lower 'll.const' in @f: it is a tensor-level op
+// LLVM-LL:     irtensor-opt: error: pass 'convert-to-llvm': cannot lower 'll.const' in @f at {{.*}}pass-input.mlir:{{[0-9]+}}:3: it is a tensor-level op
 
 // fuse forms kernels from ll ops; a call is not one.
 // RUN: not irtensor-opt %s -p hl-to-kernel 2>&1 | filecheck %s --check-prefix=CALL
