@@ -339,8 +339,8 @@ def test_getitem_errors() -> None:
         t[0, 0, 0]
     with pytest.raises(IndexError, match="single ellipsis"):
         t[..., 0, ...]
-    with pytest.raises(TypeError, match="more than one tensor"):
-        t[Tensor([0, 1]), [0, 1]]
+    with pytest.raises(TypeError, match="beside another must hold integers"):
+        t[Tensor([0, 1]), [0.5, 1.0]]
     with pytest.raises(TypeError, match=r"only ints, slices, None, \.\.\., and integer"):
         t[0, "a"]
     with pytest.raises(TypeError):

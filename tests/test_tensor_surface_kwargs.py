@@ -4,6 +4,9 @@ tensor, integer powers, and the refusals torch makes (on every device)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -175,6 +178,30 @@ def test_a_tensor_index_places_its_axes_as_numpy_does(index: tuple) -> None:
         np.testing.assert_array_equal(got, want)
 
 
+ADVANCED = [
+    ("rows and cols", lambda x, ix: x[ix([0, 2, 1]), ix([1, 0, 2])]),
+    ("broadcast", lambda x, ix: x[ix([[2], [0]]), ix([0, 2, 1])]),
+    ("adjacent after a slice", lambda x, ix: x[:, ix([0, 2]), ix([1, 3])]),
+    ("parted by a slice", lambda x, ix: x[ix([1, 0]), :, ix([1, 3])]),
+    ("with an int between", lambda x, ix: x[ix([-1, 0]), 1, ix([1, -2])]),
+    ("after an ellipsis", lambda x, ix: x[..., ix([0, 1]), ix([2, 3])]),
+    ("around an ellipsis", lambda x, ix: x[ix([0, 1]), ..., ix([2, 3])]),
+    ("with None", lambda x, ix: x[None, ix([0, 1]), ix([1, 2])]),
+    ("empty", lambda x, ix: x[ix(np.zeros((0,), np.int64)), ix(np.zeros((0,), np.int64))]),
+    ("three", lambda x, ix: x[ix([0, 1]), ix([[1], [2]]), ix([3, 0])]),
+]
+
+
+@pytest.mark.parametrize(("name", "index"), ADVANCED, ids=[n for n, _ in ADVANCED])
+def test_several_tensor_indices_are_numpys_advanced_indexing(
+        name: str, index: Callable[[Any, Callable[[Any], Any]], Any]) -> None:
+    x = data(3, 3, 4, 5)
+    want = index(x, np.asarray)
+    got = index(Tensor(x), lambda v: Tensor(np.asarray(v)))
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
 def test_a_bool_mask_of_the_whole_shape_selects() -> None:
     x = data(3, 4)
     np.testing.assert_array_equal(Tensor(x)[Tensor(x > 0)].numpy(), x[x > 0])
@@ -182,8 +209,7 @@ def test_a_bool_mask_of_the_whole_shape_selects() -> None:
                                   x[0][[True, False, False, True]])
     with pytest.raises(TypeError, match="a bool index must be a mask of the whole shape"):
         Tensor(x)[Tensor(np.array([True, False, True]))]
-    with pytest.raises(TypeError, match="more than one tensor"):
-        Tensor(x)[[0, 1], [1, 2]]
+    np.testing.assert_array_equal(Tensor(x)[[0, 1], [1, 2]].numpy(), x[[0, 1], [1, 2]])
     with pytest.raises(TypeError, match="must hold integers, got float32"):
         Tensor(x)[Tensor([0.0, 1.0])]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -263,10 +264,11 @@ class MovementMixin:
         return self.split(max(-(-self.shape[d] // chunks), 1), d)
 
     def __getitem__(self: Tensor, index: Any) -> Tensor:
-        """ints, slices (negative and stepped), None and Ellipsis, and one tensor index
-        (an integer Tensor, list or array: its shape takes the place of the axis it
-        indexes, as numpy; negative indices count from the end, out of range ones pick
-        0 as gather does); a bool mask of the whole shape is `masked_select`."""
+        """ints, slices (negative and stepped), None and Ellipsis, and tensor indices
+        (integer Tensors, lists or arrays, as numpy's advanced indexing: they broadcast
+        together and their shape takes the place of the axes they index; negative
+        indices count from the end, out of range ones pick 0 as gather does); a bool
+        mask of the whole shape is `masked_select`."""
         items = index_items(index)
         tensors = [k for k, item in enumerate(items)
                    if isinstance(item, type(self) | list | np.ndarray)]
@@ -279,16 +281,10 @@ class MovementMixin:
         """`self[items]` where items[tensors[0]] is a tensor index: the rest applied as
         views first, then the indexed axis replaced by the index's axes (numpy's place
         for a single advanced index)."""
-        cls = type(self)
         if len(tensors) > 1:
-            raise TypeError("indexing by more than one tensor at once is not supported; "
-                            "index one axis at a time")
+            return self._tensor_indices(items, tensors)
         k = tensors[0]
-        item = items[k]
-        if not isinstance(item, cls):
-            item = np.asarray(item)
-            item = item.astype(np.int32) if item.size == 0 else item  # [] is no float index
-        index = item if isinstance(item, cls) else cls(item, device=self.device)
+        index = self._index_tensor(items[k])
         if index.dtype.is_bool:
             if len(items) != 1 or index.shape != self.shape:
                 raise TypeError(f"a bool index must be a mask of the whole shape {self.shape} "
@@ -311,6 +307,54 @@ class MovementMixin:
             return picked
         dims = list(range(axis, axis + index.ndim))
         return picked.permute(*dims, *[d for d in range(picked.ndim) if d not in dims])
+
+
+    def _index_tensor(self: Tensor, item: Any) -> Tensor:
+        """A tensor index as a Tensor on this tensor's device ([] is an empty int index)."""
+        cls = type(self)
+        if isinstance(item, cls):
+            return item
+        array = np.asarray(item)
+        return cls(array.astype(np.int32) if array.size == 0 else array, device=self.device)
+
+    def _tensor_indices(self: Tensor, items: list[Any], tensors: list[int]) -> Tensor:
+        """`self[items]` with several tensor indices (numpy's advanced indexing): they
+        broadcast together, and their shape takes the place of the indexed axes when
+        those are adjacent, else goes first. One gather on the indexed axes flattened."""
+        indices = [self._index_tensor(items[k]) for k in tensors]
+        for index in indices:
+            if not index.dtype.is_int:
+                raise TypeError(f"a tensor index beside another must hold integers, got "
+                                f"{index.dtype.name}")
+        given = [slice(None) if j in tensors else item for j, item in enumerate(items)]
+        rest = basic_items(given, self.ndim, TENSOR_INDEX_HINT)
+        grown = len(rest) - len(given)  # the ellipsis grew into this many more slices
+        at = given.index(Ellipsis) if Ellipsis in given else len(given)
+        ks = [k + grown if k > at else k for k in tensors]
+        viewed = _apply_index(self, rest)
+        axes = [sum(1 for i in rest[:k] if not isinstance(i, int)) for k in ks]
+        advanced = [j for j, i in enumerate(rest) if j in ks or isinstance(i, int)]
+        together = advanced == list(range(advanced[0], advanced[-1] + 1))
+        sizes = [viewed.shape[a] for a in axes]
+        total = math.prod(sizes)
+        wide = "int64" if total >= 2**31 else None
+        linear, inside = None, None
+        for index, n in zip(indices, sizes, strict=True):
+            index = index.cast(wide) if wide else index
+            index = (index < 0).where(index + n, index)
+            ok = (index >= 0) & (index < n)
+            linear = index if linear is None else linear * n + index
+            inside = ok if inside is None else inside & ok
+        assert linear is not None and inside is not None
+        linear = inside.where(linear, total)  # out of range picks as one index out of range
+        others = [d for d in range(viewed.ndim) if d not in axes]
+        flat = viewed.permute(*axes, *others).reshape(total, *[viewed.shape[d] for d in others])
+        picked = take(flat, 0, linear)
+        if not together:
+            return picked
+        n_b, before = linear.ndim, axes[0]
+        return picked.permute(*range(n_b, n_b + before), *range(n_b),
+                              *range(n_b + before, picked.ndim))
 
 
 def take(x: Tensor, axis: int, index: Tensor) -> Tensor:
