@@ -3,7 +3,7 @@
 `irtensor fuzz`: random programs on a device against the interpreter (`tools/fuzz.py`).
 
     irtensor demo              # the walk-through
-    irtensor demo --stages     # also print the IR of the MLP at hl, ll, kernel and llvm
+    irtensor demo --stages     # also both models' IR at hl, ll, kernel, loops, llvm-ir
     irtensor bench --quick     # every benchmark case at small sizes (see bench/README.md)
     irtensor fuzz --device llvm --n 200 --seed 0
 """
@@ -102,7 +102,8 @@ def show_stages(name: str, model, x: np.ndarray, p: dict[str, np.ndarray]) -> No
 
 
 def demo(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="irtensor demo", description=__doc__)
+    parser = argparse.ArgumentParser(prog="irtensor demo", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stages", action="store_true", help="print the IR at every stage")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
