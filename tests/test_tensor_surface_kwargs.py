@@ -247,5 +247,45 @@ def test_setitem_has_assign_semantics() -> None:
     with pytest.raises(ValueError, match=r"shape \(3,\) does not broadcast to the indexed "
                                          r"shape \(2,\)"):
         n[:, 0] = Tensor([1, 2, 3])
-    with pytest.raises(TypeError, match="use scatter for tensor indices"):
-        n[Tensor([0])] = 1
+    n[Tensor([0])] = 1  # a tensor index: positions scattered
+    assert n.numpy().tolist() == [[1, 1, 1], [20, 4, 5]]
+
+
+def _set_rows(x: Any, ix: Callable[[Any], Any]) -> None:
+    x[ix([0, 2])] = -1.0
+
+
+def _set_pairs(x: Any, ix: Callable[[Any], Any]) -> None:
+    x[ix([0, 2]), ix([1, 3])] = ix(np.array([[5.0], [6.0]], np.float32))
+
+
+def _set_beside_slices(x: Any, ix: Callable[[Any], Any]) -> None:
+    x[:, ix([1, 3]), 2] = ix(np.array([[7.0, 8.0]] * 3, np.float32))
+
+
+def _set_by_mask(x: Any, ix: Callable[[Any], Any]) -> None:
+    x[x > 20] = 0.0
+
+
+def _set_by_mask_values(x: Any, ix: Callable[[Any], Any]) -> None:
+    x[x < 0] = ix(np.arange(6, dtype=np.float32))  # as many values as the mask holds
+
+
+def _set_repeated(x: Any, ix: Callable[[Any], Any]) -> None:
+    x[ix([1, 1]), 0, 0] = ix(np.array([5.0, 6.0], np.float32))  # the last one wins
+
+
+def _set_list(x: Any, ix: Callable[[Any], Any]) -> None:
+    x[[0, 1], ..., [-1, 0]] = 9.0
+
+
+@pytest.mark.parametrize("assign", [_set_rows, _set_pairs, _set_beside_slices, _set_by_mask,
+                                    _set_by_mask_values, _set_repeated, _set_list])
+def test_setitem_with_tensor_indices_as_numpy(assign: Callable[..., None]) -> None:
+    want = data(3, 4, 5)
+    t = Tensor(want.copy())
+    before = t * 1
+    assign(want, np.asarray)
+    assign(t, lambda v: Tensor(np.asarray(v)))
+    np.testing.assert_array_equal(t.numpy(), want)
+    np.testing.assert_array_equal(before.numpy(), data(3, 4, 5))  # assign semantics

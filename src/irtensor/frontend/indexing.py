@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irtensor.frontend.movement import (
+    TENSOR_INDEX_HINT,
     Box,
     argfix,
     basic_items,
@@ -73,12 +74,18 @@ def place(x: Tensor, box: Box, full: tuple[int, ...]) -> Tensor:
 
 class IndexingMixin:
     def __setitem__(self: Tensor, index: Any, value: Tensor | Scalar) -> None:
-        """`t[index] = value` for ints, slices (any step), None and `...`: assign semantics
-        (t takes the new value, lazily; tensors computed from the old value keep it).
-        `value` broadcasts to `t[index]`'s shape and is cast to t's dtype."""
+        """`t[index] = value` for any index `t[index]` takes: assign semantics (t takes
+        the new value, lazily; tensors computed from the old value keep it). `value`
+        broadcasts to `t[index]`'s shape and is cast to t's dtype. With tensor indices
+        the positions are `t[index]` of the flat positions and the value is scattered
+        there (where one repeats, the last value wins, as numpy); a whole-shape bool
+        mask with a scalar value is a `where`."""
         cls = type(self)
-        items = basic_items(index_items(index), self.ndim,
-                            " in t[index] = value (use scatter for tensor indices)")
+        listed = index_items(index)
+        if any(isinstance(item, cls | list | np.ndarray) for item in listed):
+            self.assign(self._set_by_tensors(listed, value))
+            return
+        items = basic_items(listed, self.ndim, TENSOR_INDEX_HINT)
         box = index_box(self.shape, items)
         picked = tuple(box.out_shape)
         v = value.cast(self.dtype) if isinstance(value, cls) else self._const(value, self.dtype)
@@ -92,6 +99,29 @@ class IndexingMixin:
         v = v.reshape(counts)  # None axes gone, int axes back as 1
         mask = place(cls.full(tuple(counts), True, device=self.device), box, self.shape)
         self.assign(mask.where(place(v, box, self.shape), self))
+
+    def _set_by_tensors(self: Tensor, items: list[Any], value: Tensor | Scalar) -> Tensor:
+        """The new value of `self` after `self[items] = value` with tensor indices."""
+        cls = type(self)
+        if not isinstance(value, cls):
+            value = self._const(value, self.dtype)
+        value = value.cast(self.dtype)
+        only = items[0] if len(items) == 1 else None
+        mask = only if isinstance(only, cls) else None
+        if mask is not None and mask.dtype.is_bool and mask.shape == self.shape \
+                and value.numel() == 1:  # t[t < 0] = 0: no positions needed
+            return mask.where(value.reshape(()), self)
+        n = self.numel()
+        wide = "int64" if n >= 2**31 else "int32"
+        positions = cls.arange(n, dtype=wide, device=self.device).reshape(self.shape)
+        at = positions[tuple(items)]
+        try:
+            value = value.expand(*at.shape) if value.shape != at.shape else value
+        except ValueError:
+            raise ValueError(f"t[index] = value: a value of shape {value.shape} does not "
+                             f"broadcast to the indexed shape {at.shape}") from None
+        flat = self.reshape(n).scatter(0, at.reshape(-1), value.reshape(-1))
+        return flat.reshape(self.shape)
 
     def gather(self: Tensor, dim: int, index: Tensor) -> Tensor:
         """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch.gather);
