@@ -31,6 +31,7 @@ METHODS: dict[str, tuple[Fn, tuple[tuple[int, ...], ...], bool]] = {
     "sigmoid": (lambda a: a.sigmoid(), ((5,),), False),
     "relu": (lambda a: a.relu(), ((6,),), False),
     "gelu": (lambda a: a.gelu(), ((6,),), False),
+    "gelu_exact": (lambda a: a.gelu(approximate="none"), ((6,),), False),
     "softplus": (lambda a: a.softplus(), ((6,),), False),
     "abs": (lambda a: a.abs(), ((6,),), False),
     "square": (lambda a: a.square(), ((6,),), False),
@@ -72,6 +73,61 @@ def inputs_for(shapes: tuple[tuple[int, ...], ...], positive: bool) -> list[np.n
 
 def value_of(fn: Fn, arrays: list[np.ndarray], seed: np.ndarray) -> float:
     return float(np.sum(fn(*(Tensor(a) for a in arrays)).numpy() * seed))
+
+
+def _torch_methods() -> dict[str, Callable[..., object]]:
+    """The METHODS as torch writes them (torch's own functions, no irtensor names)."""
+    import torch
+    import torch.nn.functional as F
+
+    return {
+        "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+        "div": lambda a, b: a / b, "pow": lambda a, b: a ** b, "neg": lambda a: -a,
+        "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt,
+        "sin": torch.sin, "cos": torch.cos, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
+        "relu": torch.relu, "gelu": lambda a: F.gelu(a, approximate="tanh"),
+        "gelu_exact": F.gelu, "softplus": F.softplus, "abs": torch.abs,
+        "square": torch.square, "reciprocal": torch.reciprocal, "maximum": torch.maximum,
+        "where": lambda a, b: torch.where(a > 0, a, b),
+        "sum": lambda a: a.sum(dim=1), "mean": lambda a: a.mean(),
+        "max": lambda a: a.amax(dim=0), "var": lambda a: a.var(dim=1),
+        "std": lambda a: a.std(), "logsumexp": lambda a: a.logsumexp(dim=1),
+        "softmax": lambda a: a.softmax(dim=-1), "log_softmax": lambda a: a.log_softmax(dim=0),
+        "matmul": lambda a, b: a @ b, "reshape": lambda a: a.reshape(2, 6),
+        "permute": lambda a: a.permute(2, 0, 1),
+        "expand": lambda a: a.reshape(3, 1).expand(3, 4),
+        "pad": lambda a: F.pad(a, (0, 2, 1, 0)), "shrink_slice": lambda a: a[1:, ::2],
+        "flip": lambda a: a.flip(0), "cat": lambda a, b: torch.cat([a, b], dim=1),
+        "transpose": lambda a: a.T, "conv2d": lambda x, w: F.conv2d(x, w, padding=1),
+        "max_pool2d": lambda x: F.max_pool2d(x, 2), "avg_pool2d": lambda x: F.avg_pool2d(x, 2),
+        "layernorm": lambda a: F.layer_norm(a, (a.shape[-1],), eps=1e-5),
+        "cross_entropy": lambda a: F.cross_entropy(a, torch.tensor([0, 3, 1])),
+        "batchnorm": lambda x, w, b: (x - x.mean(dim=(0, 2, 3), keepdim=True))
+        * w.reshape(1, -1, 1, 1) * (x.var(dim=(0, 2, 3), keepdim=True) + 1e-5).rsqrt()
+        + b.reshape(1, -1, 1, 1),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_gradient_matches_torch(name: str) -> None:
+    """The same cotangent through irtensor and torch (float64): the same gradients.
+    relu, max, max_pool2d and maximum are drawn without ties (torch sends a tie's
+    cotangent to one side, irtensor splits it)."""
+    torch = pytest.importorskip("torch", reason="torch is not installed: the finite "
+                                "difference test still checks every gradient")
+    fn, shapes, positive = METHODS[name]
+    arrays = inputs_for(shapes, positive)
+    params = [Tensor(a, requires_grad=True) for a in arrays]
+    out = fn(*params)
+    seed = RNG.standard_normal(out.shape)
+    (out * Tensor(seed)).sum().backward()
+    leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
+    want = _torch_methods()[name](*leaves)
+    assert tuple(want.shape) == out.shape
+    np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-9, atol=1e-9)
+    (want * torch.tensor(seed)).sum().backward()
+    for p, leaf in zip(params, leaves, strict=True):
+        np.testing.assert_allclose(p.grad.numpy(), leaf.grad.numpy(), rtol=1e-7, atol=1e-9)
 
 
 @pytest.mark.parametrize("name", sorted(METHODS))
