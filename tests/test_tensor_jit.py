@@ -75,3 +75,31 @@ def test_outputs_must_be_tensors() -> None:
     bad = TinyJit(lambda x: float((x * 2).sum().item()))
     with pytest.raises(JitError, match="must return a Tensor or a tuple of Tensors, not float"):
         bad(Tensor([1.0]))
+
+
+def test_control_flow_on_a_value_is_refused_when_captured() -> None:
+    def step(x: Tensor) -> Tensor:
+        y = x * 2
+        return y + 1 if y.sum().item() > 0 else y - 1  # Python control flow on a value
+
+    jitted = TinyJit(step)
+    x = Tensor([1.0, 2.0])
+    assert jitted(x).tolist() == [3.0, 5.0]  # the first call runs as written
+    with pytest.raises(JitError, match=r"TinyJit: @.*step reads a tensor's value on the host"):
+        jitted(x)  # the second would capture a frozen branch
+    assert jitted.captured is None
+    assert (x * 3).tolist() == [3.0, 6.0]  # outside a capture, values read as usual
+    with pytest.raises(JitError, match="reads a tensor's value"):
+        _capture_twice(x)
+
+
+def _capture_twice(x: Tensor) -> None:
+    jitted = TinyJit(lambda t: t * 2 if t.sum() else t)  # bool(t) is a read too
+    jitted(x)
+    jitted(x)
+
+
+def test_truth_of_a_tensor() -> None:
+    assert bool(Tensor([2.0])) and not bool(Tensor(0))
+    with pytest.raises(ValueError, match=r"truth value of a tensor of shape \(2,\) is ambiguous"):
+        bool(Tensor([1.0, 2.0]))

@@ -155,3 +155,14 @@ def test_casts_to_half_types_round_once_as_numpy_does() -> None:
             got = Tensor(x).cast(dtype).numpy()
             assert got.dtype == dtype
             np.testing.assert_array_equal(got.astype(np.float64), want, err_msg=f"{x.dtype}")
+
+
+def test_f64_infinity_and_nan_constants_build_and_run() -> None:
+    """A cat of f64 with empty parts pads with -inf (on OpenCL a double constant, not
+    OpenCL C's float INFINITY: found by `irtensor fuzz --device opencl`)."""
+    x = Tensor(np.array([0.25], np.float64))
+    empty = Tensor(np.zeros(0, np.float64))
+    assert x.cat(empty, empty).numpy().tolist() == [0.25]
+    got = x.maximum(float("-inf")).numpy()
+    assert got.dtype == np.float64 and got.tolist() == [0.25]
+    assert np.isnan((x + float("nan")).numpy()).all()

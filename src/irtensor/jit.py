@@ -19,9 +19,11 @@ walked, no pass run: the same results as eager execution, bit for bit.
 New shapes or dtypes record again.
 
 The function must return a Tensor or a tuple/list of them, and its work must
-depend on its arguments only through their values: Python control flow on a
-tensor's value (`if loss.item() > 1:`), or a Tensor made from host data inside the
-function, would be frozen as captured; data that changes must come in as arguments.
+depend on its arguments only through their values. Reading a tensor's value on the
+host while it is captured (`.numpy()`, `.item()`, `.tolist()`, `bool(t)`, so any
+Python control flow on a value: `if loss.item() > 1:`) raises JitError, since no
+replay would run that Python; a Tensor made from host data inside the function is
+frozen as captured, so data that changes must come in as arguments.
 """
 
 from __future__ import annotations
@@ -37,12 +39,11 @@ from xdsl.dialects.builtin import ModuleOp
 
 from irtensor.frontend import realize
 from irtensor.frontend.tensor import Tensor
+from irtensor.settings import CAPTURING, JitError
+
+__all__ = ["JitError", "TinyJit", "jit"]
 
 Source = tuple[Any, ...]  # ("arg", i) | ("out", k, j) | ("slot", n) | ("fixed", array)
-
-
-class JitError(RuntimeError):
-    """A function TinyJit cannot capture, and why."""
 
 
 @dataclass
@@ -133,11 +134,13 @@ class TinyJit:
         before = live_slots()
         runs: list[tuple[ModuleOp, str, list[np.ndarray], list[np.ndarray]]] = []
         realize.RUN_OBSERVERS.append(lambda m, a, d, r: runs.append((m, list(a), d, list(r))))
+        token = CAPTURING.set(f"@{getattr(self.fn, '__qualname__', 'the function')}")
         try:
             out = self.fn(*args)
             outs, single = tensors_of(out)
             Tensor.realize(*outs)
         finally:
+            CAPTURING.reset(token)
             realize.RUN_OBSERVERS.pop()
         plan = Captured(signature, single=single)
         produced: dict[int, tuple[int, int]] = {}

@@ -60,6 +60,15 @@ def pipeline_for(device: str, explicit: PipelineLike | None = None) -> PipelineL
     return f"default-{device}"
 
 
+class JitError(RuntimeError):
+    """A function TinyJit cannot capture, and why (`irtensor.jit.JitError`)."""
+
+
+# The function TinyJit is capturing: while set, reading a tensor's value on the host is
+# refused, since the replays run no Python that could depend on it.
+CAPTURING: ContextVar[str | None] = ContextVar("irtensor_capturing", default=None)
+
+
 # What a call's `realize(device_pipeline=...)` chose, for the device compiling its kernels.
 EXPLICIT_DEVICE_PIPELINE: ContextVar[PipelineLike | None] = ContextVar(
     "irtensor_device_pipeline", default=None)

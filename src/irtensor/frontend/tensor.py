@@ -36,7 +36,7 @@ from irtensor.frontend.reduce_nn import NNMixin, ReduceMixin
 from irtensor.frontend.scan import ScanMixin
 from irtensor.frontend.sort import SortMixin
 from irtensor.runtime import buffers, limits
-from irtensor.settings import PipelineLike
+from irtensor.settings import CAPTURING, JitError, PipelineLike
 
 Scalar = int | float | bool
 POOLED_COPY_BYTES = 1 << 20  # smaller copies come from malloc, which is quicker for them
@@ -266,6 +266,12 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         return self
 
     def numpy(self) -> np.ndarray:
+        if (captured := CAPTURING.get()) is not None:
+            raise JitError(
+                f"TinyJit: {captured} reads a tensor's value on the host (numpy, item, "
+                "tolist, bool) while it is captured; replays run no Python, so control flow "
+                "on the value (`if loss.item() > 1:`) would be frozen and a print would not "
+                "repeat. Return the tensor from the function and read it after the call")
         self.realize()
         array = realize.buffer_of(self._value)
         assert array is not None
@@ -276,6 +282,13 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
         out = buffers.empty(array.shape, array.dtype)
         np.copyto(out, array)
         return out
+
+    def __bool__(self) -> bool:
+        """A one-element tensor's truth (realized, as torch); more elements are ambiguous."""
+        if self.numel() != 1:
+            raise ValueError(f"the truth value of a tensor of shape {self.shape} is ambiguous; "
+                             "use .any() or .all()")
+        return bool(self.item())
 
     def tolist(self) -> Any:
         return self.numpy().tolist()

@@ -92,3 +92,21 @@ func.func @matmul(%a: tensor<32x4xf32>, %b: tensor<4x24xf32>) -> tensor<32x24xf3
   }
   func.return %0 : tensor<32x24xf32>
 }
+
+// NAN and INFINITY are float constants in OpenCL C: a double's are cast, or fmax(double,
+// float) is ambiguous and the kernel does not build (a concat of f64 with an empty part,
+// whose pad value is -inf, found by `irtensor fuzz --device opencl`).
+// CHECK-LABEL: __kernel void E_1_f64_specials_{{[0-9]+}}(
+// CHECK:         fmax({{.*}}, (-(double)INFINITY))
+// CHECK:         ((double)NAN)
+func.func @f64_specials(%x: tensor<1xf64>) -> tensor<1xf64> {
+  %0 = kernel.kernel @E_1_f64_specials(%x) space [1] reads [#kernel.access<(d0) -> (d0)>] writes affine_map<(d0) -> (d0)> : (tensor<1xf64>) -> tensor<1xf64> {
+  ^bb0(%1: f64):
+    %inf = arith.constant 0xFFF0000000000000 : f64
+    %nan = arith.constant 0x7FF8000000000000 : f64
+    %2 = arith.maximumf %1, %inf : f64
+    %3 = arith.addf %2, %nan : f64
+    kernel.yield %3 : f64
+  }
+  func.return %0 : tensor<1xf64>
+}

@@ -519,10 +519,14 @@ def literal(attr: Attribute, t: Attribute) -> str:
     if isinstance(attr, FloatAttr):
         value = float(attr.value.data)
         suffix = "" if isinstance(t, Float64Type) else "f"
+        # NAN and INFINITY are float constants in OpenCL C: a double's must be cast, or
+        # fmax(double, float) has no unique overload and the kernel does not build
+        cast = "(double)" if isinstance(t, Float64Type) else ""
         if math.isnan(value):
-            return "NAN"
+            return f"({cast}NAN)" if cast else "NAN"
         if math.isinf(value):
-            return "INFINITY" if value > 0 else "(-INFINITY)"
+            return (f"({cast}INFINITY)" if cast else "INFINITY") if value > 0 \
+                else f"(-{cast}INFINITY)"
         return f"{value!r}{suffix}" if value >= 0 else f"({value!r}{suffix})"
     assert isinstance(attr, IntegerAttr)
     value = int(attr.value.data)
