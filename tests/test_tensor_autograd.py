@@ -75,6 +75,17 @@ def value_of(fn: Fn, arrays: list[np.ndarray], seed: np.ndarray) -> float:
     return float(np.sum(fn(*(Tensor(a) for a in arrays)).numpy() * seed))
 
 
+def backward_of(name: str) -> tuple[Fn, list[np.ndarray], list[Tensor], Tensor, np.ndarray]:
+    """METHODS[name] on drawn inputs, backward from a drawn cotangent `seed`."""
+    fn, shapes, positive = METHODS[name]
+    arrays = inputs_for(shapes, positive)
+    params = [Tensor(a, requires_grad=True) for a in arrays]
+    out = fn(*params)
+    seed = RNG.standard_normal(out.shape)
+    (out * Tensor(seed)).sum().backward()
+    return fn, arrays, params, out, seed
+
+
 def _torch_methods() -> dict[str, Callable[..., object]]:
     """The METHODS as torch writes them (torch's own functions, no irtensor names)."""
     import torch
@@ -115,12 +126,7 @@ def test_gradient_matches_torch(name: str) -> None:
     cotangent to one side, irtensor splits it)."""
     torch = pytest.importorskip("torch", reason="torch is not installed: the finite "
                                 "difference test still checks every gradient")
-    fn, shapes, positive = METHODS[name]
-    arrays = inputs_for(shapes, positive)
-    params = [Tensor(a, requires_grad=True) for a in arrays]
-    out = fn(*params)
-    seed = RNG.standard_normal(out.shape)
-    (out * Tensor(seed)).sum().backward()
+    fn, arrays, params, out, seed = backward_of(name)
     leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
     want = _torch_methods()[name](*leaves)
     assert tuple(want.shape) == out.shape
@@ -132,12 +138,7 @@ def test_gradient_matches_torch(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(METHODS))
 def test_gradient_matches_finite_differences(name: str) -> None:
-    fn, shapes, positive = METHODS[name]
-    arrays = inputs_for(shapes, positive)
-    params = [Tensor(a, requires_grad=True) for a in arrays]
-    out = fn(*params)
-    seed = RNG.standard_normal(out.shape)
-    (out * Tensor(seed)).sum().backward()
+    fn, arrays, params, out, seed = backward_of(name)
     directions = [RNG.standard_normal(a.shape) for a in arrays]
     h = 1e-6
     up = value_of(fn, [a + h * d for a, d in zip(arrays, directions, strict=True)], seed)
