@@ -126,7 +126,7 @@ def test_gradient_matches_torch(name: str) -> None:
     cotangent to one side, irtensor splits it)."""
     torch = pytest.importorskip("torch", reason="torch is not installed: the finite "
                                 "difference test still checks every gradient")
-    fn, arrays, params, out, seed = backward_of(name)
+    _fn, arrays, params, out, seed = backward_of(name)
     leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
     want = _torch_methods()[name](*leaves)
     assert tuple(want.shape) == out.shape
@@ -138,7 +138,7 @@ def test_gradient_matches_torch(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(METHODS))
 def test_gradient_matches_finite_differences(name: str) -> None:
-    fn, arrays, params, out, seed = backward_of(name)
+    fn, arrays, params, _out, seed = backward_of(name)
     directions = [RNG.standard_normal(a.shape) for a in arrays]
     h = 1e-6
     up = value_of(fn, [a + h * d for a, d in zip(arrays, directions, strict=True)], seed)
