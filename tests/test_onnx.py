@@ -119,7 +119,24 @@ def conv_transpose() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
                 ["y", "c1"], opset=13), {"x": rand(1, 4, 5, 6), "x1": rand(2, 3, 9)}
 
 
+def resizes() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """Resize as segmentation and detection models use it: nearest x2 (asymmetric,
+    floor), bilinear with half_pixel and align_corners, bicubic down, Upsample-9."""
+    f32 = np.float32
+    nodes = [const("roi", np.zeros(0, f32)), const("s2", np.array([1, 1, 2, 2], f32)),
+             const("sd", np.array([1, 1, 0.6, 0.75], f32)), const("sz", [1, 3, 7, 5]),
+             n("Resize", ["x", "roi", "s2"], ["near"], mode="nearest",
+               coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+             n("Resize", ["x", "roi", "s2"], ["lin"], mode="linear"),
+             n("Resize", ["x", "", "", "sz"], ["ac"], mode="linear",
+               coordinate_transformation_mode="align_corners"),
+             n("Resize", ["x", "roi", "sd"], ["cub"], mode="cubic")]
+    return make(nodes, {"x": (1, 3, 5, 4)}, {}, ["near", "lin", "ac", "cub"], opset=13), \
+        {"x": rand(1, 3, 5, 4)}
+
+
 CASES: dict[str, Case] = {
+    "resize": resizes,
     "conv_net_opset13": lambda: conv_net(13), "conv_net_opset9": lambda: conv_net(9),
     "pools": pools, "shape_folding": shape_folding,
     "movement": movement, "opset13_inputs": opset13_inputs, "conv_transpose": conv_transpose,

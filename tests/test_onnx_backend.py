@@ -30,6 +30,20 @@ CASES = (
     "split_variable_parts_1d_opset18", "squeeze", "unsqueeze_two_axes", "gather_1",
     "transpose_all_permutations_3", "reduce_sum_keepdims_example", "clip_splitbounds",
     "constant_pad", "edge_pad", "constantofshape_int_zeros", "shape_start_1_end_negative_1",
+    # Resize: each mode, coordinate transform, nearest mode, antialias, axes, sizes policy
+    "resize_upsample_scales_nearest", "resize_downsample_scales_nearest",
+    "resize_upsample_sizes_nearest_ceil_half_pixel",
+    "resize_upsample_sizes_nearest_floor_align_corners",
+    "resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric",
+    "resize_upsample_scales_linear", "resize_downsample_scales_linear_align_corners",
+    "resize_downsample_scales_linear_antialias",
+    "resize_upsample_scales_linear_half_pixel_symmetric",
+    "resize_downsample_sizes_linear_pytorch_half_pixel", "resize_upsample_scales_cubic",
+    "resize_upsample_scales_cubic_A_n0p5_exclude_outside",
+    "resize_downsample_sizes_cubic_antialias",
+    "resize_tf_crop_and_resize_extrapolation_value", "resize_tf_crop_and_resize_axes_3_2",
+    "resize_upsample_sizes_nearest_not_larger", "resize_downsample_sizes_nearest_not_smaller",
+    "resize_upsample_scales_nearest_axes_3_2", "upsample_nearest",
 )
 
 

@@ -25,14 +25,16 @@ SMALL_INTS = 64  # integer inputs up to this size are bound: shapes, axes, pads,
 
 class IrtensorRep(BackendRep):
     """A prepared model: one compiled Program per set of input shapes (and values of the
-    small integer inputs, which the program is specialized for: irtensor's shapes are
-    static, so an axes or shape input must be known when the model is imported)."""
+    small integer inputs and of Resize's scales, sizes and roi, which the program is
+    specialized for: irtensor's shapes are static, so an axes or shape input must be
+    known when the model is imported)."""
 
     def __init__(self, model: onnx.ModelProto, device: str):
         self.model = model
         self.device = device
         self.names = [info.name for info in declared_inputs(model)]
         input_specs(model, {n: () for n in self.names})  # refuses what is not a tensor
+        self.geometry = geometry_inputs(model)
         self.programs: dict[tuple[tuple[int, ...], ...], Program] = {}
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
@@ -43,7 +45,7 @@ class IrtensorRep(BackendRep):
         else:
             arrays = [np.asarray(v) for v in inputs]
         bound = {n: a for n, a in zip(self.names, arrays, strict=False)
-                 if a.dtype.kind in "iu" and a.size <= SMALL_INTS}
+                 if (a.dtype.kind in "iu" and a.size <= SMALL_INTS) or n in self.geometry}
         key = (tuple(a.shape for a in arrays),
                tuple((n, a.dtype.str, a.tobytes()) for n, a in bound.items()))
         program = self.programs.get(key)
@@ -63,7 +65,7 @@ class IrtensorBackend(Backend):
         chosen = kwargs.get("irtensor_device", cls.device)
         rep = IrtensorRep(proto, chosen)
         declared = declared_inputs(proto)
-        if all(_static(info) and _float(info) for info in declared):
+        if not rep.geometry and all(_static(info) and _float(info) for info in declared):
             key = (tuple(_dims(info) for info in declared), ())
             rep.programs[key] = Program(proto, chosen)  # a model irtensor cannot take fails now
         return rep
@@ -92,6 +94,16 @@ class IrtensorBackend(Backend):
     @classmethod
     def supports_device(cls, device: str) -> bool:
         return device.split(":")[0] == "CPU"
+
+
+# The inputs of these ops that decide the output's shape: a graph input feeding one is
+# bound too, whatever its element type (Resize's float scales and roi).
+GEOMETRY = {"Resize": (1, 2, 3), "Upsample": (1,)}
+
+
+def geometry_inputs(model: onnx.ModelProto) -> set[str]:
+    return {node.input[i] for node in model.graph.node if node.op_type in GEOMETRY
+            for i in GEOMETRY[node.op_type] if i < len(node.input) and node.input[i]}
 
 
 def _static(info: onnx.ValueInfoProto) -> bool:

@@ -15,7 +15,13 @@ from onnx import numpy_helper
 from irtensor.context import Context
 from irtensor.frontend import graph as recorded
 from irtensor.frontend.tensor import Tensor
-from irtensor.onnx import ops_math, ops_nn, ops_reduce, ops_shape  # noqa: F401  (they register the ops)
+from irtensor.onnx import (  # noqa: F401  (they register the ops)
+    ops_math,
+    ops_nn,
+    ops_reduce,
+    ops_resize,
+    ops_shape,
+)
 from irtensor.onnx.errors import OnnxImportError, node_error
 from irtensor.onnx.registry import FOLDS, OPS, Node, Tensors, Value
 
