@@ -43,7 +43,7 @@ def _rsqrt(x: Array) -> Array:
     return np.reciprocal(np.sqrt(x))
 
 
-def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def array_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """numpy's array power (C99's special cases: (-inf) ** 0.5 is inf); numpy's 0-d
     power takes another path that gives nan there, so rank 0 goes through rank 1."""
     shape = np.broadcast_shapes(np.shape(a), np.shape(b))
@@ -74,7 +74,7 @@ HL_ELEMENTWISE: dict[type[Operation], Callable[..., Any]] = {
     hl.SubOp: np.subtract,
     hl.MulOp: np.multiply,
     hl.DivOp: np.true_divide,
-    hl.PowOp: _pow,
+    hl.PowOp: array_power,
     hl.MaximumOp: np.maximum,
     hl.MinimumOp: np.minimum,
     hl.IDivOp: np.floor_divide,

@@ -26,6 +26,7 @@ from xdsl.ir import Operation, Region, SSAValue
 from irtensor import dtypes, interp
 from irtensor.dialects import hl, ll
 from irtensor.dialects._base import element_of, ints, shape_of
+from irtensor.interp.hl_impls import array_power
 
 F64 = np.dtype(np.float64)
 Result = tuple[np.ndarray, np.ndarray]  # float64 value and absolute error bound
@@ -69,7 +70,7 @@ UNARY: dict[type[Operation], tuple[Callable[[np.ndarray], np.ndarray], float]] =
 }
 BINARY: dict[type[Operation], tuple[Callable[..., np.ndarray], float]] = {
     hl.AddOp: (np.add, 1), hl.SubOp: (np.subtract, 1), hl.MulOp: (np.multiply, 1),
-    hl.DivOp: (np.divide, 1), hl.PowOp: (np.power, 4), hl.MaximumOp: (np.maximum, 0),
+    hl.DivOp: (np.divide, 1), hl.PowOp: (array_power, 4), hl.MaximumOp: (np.maximum, 0),
     hl.MinimumOp: (np.minimum, 0), hl.LtOp: (np.less, 0), hl.LeOp: (np.less_equal, 0),
     hl.GtOp: (np.greater, 0), hl.GeOp: (np.greater_equal, 0), hl.EqOp: (np.equal, 0),
     hl.NeOp: (np.not_equal, 0),
