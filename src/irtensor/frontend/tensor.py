@@ -29,6 +29,7 @@ from irtensor.frontend.einsum import EinsumMixin
 from irtensor.frontend.elementwise import ElementwiseMixin
 from irtensor.frontend.graph import Node
 from irtensor.frontend.indexing import IndexingMixin
+from irtensor.frontend.inspection import InspectMixin
 from irtensor.frontend.movement import MovementMixin, argfix, sizes
 from irtensor.frontend.nn_ops import NNOpsMixin
 from irtensor.frontend.ops import MoreReduceMixin
@@ -108,7 +109,7 @@ def host_array(data: Any, dtype: Any) -> np.ndarray:
 
 class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin, CreationMixin,
              PropertiesMixin, MoreReduceMixin, ScanMixin, EinsumMixin, IndexingMixin, SortMixin,
-             NNOpsMixin, BitcastMixin, CastMixin, GradMixin):
+             NNOpsMixin, BitcastMixin, CastMixin, GradMixin, InspectMixin):
     """A lazy tensor. `Tensor([1, 2, 3])`, `Tensor(np_array)`, `Tensor(2.5)`."""
 
     __slots__ = ("_value", "device")
@@ -299,24 +300,6 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
                              f"{self.shape}")
         return self.numpy().reshape(()).item()
 
-    def ir(self, stage: str = "hl", pipeline: PipelineLike | None = None) -> str:
-        """The program computing this tensor at `stage`: "hl" (as recorded), "ll", "kernel"
-        (after what realizing runs: `pipeline`, the context's, or the device's), "loops",
-        "llvm" (the llvm dialect), "llvm-ir" and "llvm-ir-opt" (LLVM IR before and after
-        LLVM's optimisation), "asm" (the host's assembly) or "opencl" (the OpenCL C)."""
-        return realize.text([self._value], stage, self.device, pipeline)
-
-    def explain(self) -> str:
-        """The kernels that compute this tensor and, for each, why it is a kernel of its
-        own (a reduction's input, a value with several consumers, a function result...)."""
-        return realize.explain([self._value])
-
-    def schedule(self, *others: Tensor) -> list[realize.ScheduleItem]:
-        """The kernels that realizing this tensor (and `others`) would run; each prints,
-        `.kernel` is its op and `.ir(stage)` its text at a later stage (loops, llvm,
-        llvm-ir, llvm-ir-opt, asm, opencl)."""
-        kernels = realize.schedule([t._value for t in (self, *others)])
-        return [realize.ScheduleItem(k) for k in kernels]
 
     # ------------------------------------------------------------------ plumbing
 
