@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from irtensor import ir, settings
+from irtensor.dialects import ll
 from irtensor.dialects.kernel import KernelOp
 from irtensor.frontend import graph as g
 from irtensor.frontend.graph import Graph, Node
@@ -162,7 +163,8 @@ def realize(outputs: Sequence[Node], device: str, pipeline: PipelineLike | None 
     if not todo:
         return [resolve(v) for v in outputs]
     for v in todo:  # recording checked all but constants, which only take memory now
-        limits.check_tensor(v.type, device, f"the result of {v.op.name}")
+        if v.op is ll.ConstOp:
+            limits.check_tensor(v.type, device, f"the result of {v.op.name}")
     graph = collect(todo)
     chosen = pipeline_for(check_device(device), pipeline)
     token = settings.EXPLICIT_DEVICE_PIPELINE.set(
