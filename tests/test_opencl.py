@@ -169,8 +169,8 @@ def test_half_types_are_stored_as_halves_and_computed_in_float(
 def test_unknown_element_types_are_refused_with_a_clear_error() -> None:
     from irtensor.passes.opencl.c_printer import OpenCLPrinter
 
-    with pytest.raises(UnsupportedError, match="no C type for i8"):
-        OpenCLPrinter().ctype(IntegerType(8))
+    with pytest.raises(UnsupportedError, match="no C type for i128"):
+        OpenCLPrinter().ctype(IntegerType(128))
 
 
 def test_pass_replaces_kernels_with_enqueues() -> None:

@@ -43,9 +43,10 @@ I64_ATTR = IntegerAttr[I64]
 
 ELEMENT_KINDS: dict[str, str] = {
     "float": "a floating-point element type (f16, bf16, f32, f64)",
-    "int": "an integer element type (i32, i64)",
+    "int": f"an integer element type ({', '.join(map(str, dtypes.INT_TYPES))})",
     "bool": "the boolean element type i1",
-    "numeric": "a numeric element type (f16, bf16, f32, f64, i32, i64)",
+    "numeric": "a numeric element type "
+               f"({', '.join(map(str, (*dtypes.FLOAT_TYPES, *dtypes.INT_TYPES)))})",
     "any": "a supported element type",
 }
 

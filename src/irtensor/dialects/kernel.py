@@ -61,6 +61,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from irtensor import dtypes
 from irtensor.dialects._base import (
     I64_ATTR,
     INT_ARRAY,
@@ -387,7 +388,8 @@ class KernelOp(IRDLOperation):
 
     def _verify_regions(self) -> None:
         body = self.body.block
-        want = [element_of(v) for v in self.body_inputs]
+        # regions compute in arith's types: an unsigned input is read as its signless twin
+        want = [dtypes.signless(element_of(v)) for v in self.body_inputs]
         if [a.type for a in body.args] != want:
             fail(self, f"body arguments {[str(a.type) for a in body.args]} must be the "
                        f"element types of its inputs {[str(t) for t in want]}")
@@ -396,14 +398,14 @@ class KernelOp(IRDLOperation):
         produced = body.last_op.value.type
         out = element_of(self.res)
         if (block := self.epilogue_block) is not None:
-            epi = [element_of(v) for v in self.inputs[len(self.body_inputs):]]
+            epi = [dtypes.signless(element_of(v)) for v in self.inputs[len(self.body_inputs):]]
             if [a.type for a in block.args] != [produced, *epi]:
                 fail(self, "epilogue arguments must be the combined value and the element "
                            "types of the epilogue inputs")
             if not isinstance(block.last_op, YieldOp):
                 fail(self, "epilogue must end with kernel.yield")
             produced = block.last_op.value.type
-        if produced != out:
+        if produced != dtypes.signless(out):
             fail(self, f"yields {produced}, the result's element type is {out}")
 
 

@@ -6,6 +6,7 @@ op, copy-free views), run through the device's pipeline (`realize`), and numpy a
 - `tensor`: the `Tensor` class, creation, elementwise ops, realizing;
 - `movement`: reshape, permute, expand, pad, shrink, flip, indexing (`MovementMixin`);
 - `reduce_nn`: reductions, matmul, conv2d, pools, softmax, norms (`ReduceMixin`, `NNMixin`);
+- `pool_indices`: the indices of `max_pool2d(..., return_indices=True)`;
 - `elementwise`, `bitwise`, `bitcast`: more math (rounding, inverse trig, erf, fmod), bit ops,
   casts, bitcast;
 - `creation`: linspace, random initialisers, properties (`size`, `assign`, `to`);

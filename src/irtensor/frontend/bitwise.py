@@ -22,7 +22,7 @@ Scalar = int | float | bool
 
 
 def _bits(d: dtypes.DType) -> int:
-    return 64 if d is dtypes.int64 else 32
+    return d.np.itemsize * 8
 
 
 def _int_pair(x: Tensor, other: Tensor | Scalar, name: str) -> tuple[Tensor, Tensor]:
@@ -35,11 +35,14 @@ def _int_pair(x: Tensor, other: Tensor | Scalar, name: str) -> tuple[Tensor, Ten
 def _and_ints(a: Tensor, b: Tensor) -> Tensor:
     bits = _bits(a.dtype)
     out = (a * 0 + b * 0)
-    for i in range(bits - 1):
+    value_bits = bits if a.dtype.is_unsigned else bits - 1
+    for i in range(value_bits):
         weight = 1 << i
         bit_a = (a // weight) % 2
         bit_b = (b // weight) % 2
         out = out + bit_a * bit_b * weight
+    if a.dtype.is_unsigned:
+        return out
     top = -(1 << (bits - 1))  # the sign bit's weight in two's complement
     return out + ((a < 0) & (b < 0)).where(a._const(top, a.dtype), a._const(0, a.dtype))
 
@@ -77,20 +80,23 @@ class BitwiseMixin:
         if n >= _bits(self.dtype):
             return self.zeros_like()
         weight = 1 << n
-        if n == _bits(self.dtype) - 1:
+        if n == _bits(self.dtype) - 1 and not self.dtype.is_unsigned:
             weight = -weight  # 2**31 wraps to the int32 minimum
         return self * weight
 
     def rshift(self: Tensor, x: int) -> Tensor:
-        """Arithmetic shift: x // 2**n (floor, so negative values shift in ones)."""
+        """x // 2**n: an arithmetic shift of signed ints (floor, so negative values shift
+        in ones), a logical one of unsigned ints."""
         n = self._shift_amount(x, "rshift")
+        if self.dtype.is_unsigned:
+            return self.zeros_like() if n >= _bits(self.dtype) else self // (1 << n)
         if n >= _bits(self.dtype) - 1:
             return (self < 0).where(-1, 0).cast(self.dtype)
         return self // (1 << n)
 
 
 class CastMixin:
-    """tinygrad's dtype shorthands; there is no int16 (`short`) in irtensor."""
+    """tinygrad's and torch's dtype shorthands."""
 
     def float(self: Tensor) -> Tensor:
         return self.cast(dtypes.float32)
@@ -112,3 +118,12 @@ class CastMixin:
 
     def bool(self: Tensor) -> Tensor:
         return self.cast(dtypes.bool_)
+
+    def short(self: Tensor) -> Tensor:
+        return self.cast(dtypes.int16)
+
+    def char(self: Tensor) -> Tensor:
+        return self.cast(dtypes.int8)
+
+    def byte(self: Tensor) -> Tensor:
+        return self.cast(dtypes.uint8)

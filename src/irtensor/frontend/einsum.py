@@ -96,7 +96,7 @@ class EinsumMixin:
             aligned.append(moved.reshape(shape))
         product = functools.reduce(operator.mul, aligned)
         summed = tuple(range(len(out), len(order)))
-        result = product.sum(summed) if summed else product
+        result = product._sum_same(summed) if summed else product
         return result.expand([sizes[c] for c in out])
 
     def rearrange(self: Tensor, formula: str, **sizes: int) -> Tensor:

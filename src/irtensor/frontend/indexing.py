@@ -136,7 +136,7 @@ class IndexingMixin:
         x = x.unsqueeze(-1).transpose(-1, d)  # the gathered axis last, size 1 at d
         positions = type(self).arange(n, device=self.device)
         hit = index.unsqueeze(-1) == positions.cast(index.dtype)
-        return hit.where(x, self._const(0, self.dtype)).sum(-1) if not self.dtype.is_bool \
+        return hit.where(x, self._const(0, self.dtype))._sum_same(-1) if not self.dtype.is_bool \
             else hit.where(x, False).max(-1)
 
     def _scatter_parts(self: Tensor, dim: int, index: Tensor, src: Tensor | Scalar,
@@ -178,7 +178,7 @@ class IndexingMixin:
         chosen = hits & (order == last)
         zero = self._const(False if self.dtype.is_bool else 0, self.dtype)
         picked = chosen.where(src_l, zero)
-        values = picked.max(-1) if self.dtype.is_bool else picked.sum(-1)
+        values = picked.max(-1) if self.dtype.is_bool else picked._sum_same(-1)
         return self._into_target(d, values, last.squeeze(-1) >= 0)
 
     def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor | Scalar,
@@ -194,7 +194,7 @@ class IndexingMixin:
         count = hits.sum(-1)
         touched = count > 0
         if reduce in ("sum", "mean"):
-            total = hits.where(src_l, self._const(0, self.dtype)).sum(-1)
+            total = hits.where(src_l, self._const(0, self.dtype))._sum_same(-1)
             if include_self:
                 total, count = total + target, count + 1
             if reduce == "mean":

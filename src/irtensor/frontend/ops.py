@@ -83,11 +83,12 @@ def prod_last(x: Tensor) -> Tensor:
 class MoreReduceMixin:
     def prod(self: Tensor, axis: Axis = None, keepdim: bool = False, dtype: Any = None
              ) -> Tensor:
-        """Product over `axis`; 1 over no elements; bools multiply as int32 (as `sum`);
-        `dtype`: the input is cast to it first (torch's and numpy's `dtype=`)."""
+        """Product over `axis`; 1 over no elements; bools and narrow ints multiply as
+        `sum` adds (`dtypes.sum_dtype`); `dtype`: the input is cast to it first (torch's
+        and numpy's `dtype=`)."""
         if dtype is not None:
             return self.cast(dtype).prod(axis, keepdim)
-        x = self.cast(dtypes.int32) if self.dtype.is_bool else self
+        x = self.cast(dtypes.sum_dtype(self.dtype))
         axes = axes_of(axis, x.ndim)
         out = prod_last(axis_last(x, axes))
         return out.reshape(reduced_shape(x.shape, axes, keepdim))

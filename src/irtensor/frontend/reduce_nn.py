@@ -6,11 +6,11 @@ import functools
 import math
 import operator
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl
-from irtensor.frontend import conv_nd
+from irtensor.frontend import conv_nd, pool_indices
 from irtensor.frontend.movement import normalize_axis
 from irtensor.frontend.ops import axes_of
 
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from irtensor.frontend.tensor import Tensor
 
 Axis = int | Sequence[int] | None
+Pair = tuple[int, int]
+PoolGeometry = tuple[Pair, Pair, Pair, tuple[int, int, int, int], tuple[int, int, int, int]]
 
 
 def _pair(x: int | Sequence[int]) -> tuple[int, int]:
@@ -77,12 +79,18 @@ class ReduceMixin:
 
     def sum(self: Tensor, axis: Axis = None, keepdim: bool = False, dtype: Any = None
             ) -> Tensor:
-        """Bool sums count as int32; ints keep their dtype (numpy widens int32 to int64);
-        `dtype`: the input is cast to it first (torch's and numpy's `dtype=`)."""
+        """Bools and the narrow ints sum in 32 bits (`dtypes.sum_dtype`, as tinygrad);
+        int32 and wider keep their dtype (numpy and torch widen to int64); `dtype`: the
+        input is cast to it first (torch's and numpy's `dtype=`)."""
         if dtype is not None:
             return self.cast(dtype).sum(axis, keepdim)
-        x = self.cast(dtypes.int32) if self.dtype.is_bool else self
+        x = self.cast(dtypes.sum_dtype(self.dtype))
         return x._reduce(hl.SumOp, axis, keepdim)
+
+    def _sum_same(self: Tensor, axis: Axis = None, keepdim: bool = False) -> Tensor:
+        """A sum in the input's own dtype: compositions that pick one term (gathers,
+        one-hot selects) or follow matmul's rule (einsum) keep the dtype they add."""
+        return self._reduce(hl.SumOp, axis, keepdim)
 
     def max(self: Tensor, axis: Axis = None, keepdim: bool = False) -> Tensor:
         return self._reduce(hl.MaxOp, axis, keepdim)
@@ -147,20 +155,30 @@ class NNMixin:
                                               _pair(dilation), groups))
         return out if bias is None else out + bias.reshape(1, -1, 1, 1)
 
-    def _pool(self: Tensor, op: type[hl.Pool2dOp], kernel_size: int | Sequence[int],
-              stride: int | Sequence[int] | None, dilation: int | Sequence[int],
-              padding: int | Sequence[int], ceil_mode: bool, count_include_pad: bool = True
-              ) -> Tensor:
-        x = self._float()
+    def _pool_geometry(self: Tensor, kernel_size: int | Sequence[int],
+                       stride: int | Sequence[int] | None, dilation: int | Sequence[int],
+                       padding: int | Sequence[int], ceil_mode: bool) -> PoolGeometry:
+        """Kernel, stride, dilation, the [top, left, bottom, right] padding asked for and
+        that padding with what ceil_mode adds after it."""
         k, d = _pair(kernel_size), _pair(dilation)
         s = _pair(stride) if stride is not None else k
         pads = _conv_padding(padding)
         top, left, bottom, right = pads
         full = pads
         if ceil_mode:
-            h, w = x.shape[-2:]
+            h, w = self.shape[-2:]
             full = (top, left, bottom + _ceil_extra(h, k[0], s[0], d[0], top, bottom),
                     right + _ceil_extra(w, k[1], s[1], d[1], left, right))
+        return k, s, d, pads, full
+
+    def _pool(self: Tensor, op: type[hl.Pool2dOp], kernel_size: int | Sequence[int],
+              stride: int | Sequence[int] | None, dilation: int | Sequence[int],
+              padding: int | Sequence[int], ceil_mode: bool, count_include_pad: bool = True
+              ) -> Tensor:
+        x = self._float()
+        k, s, d, pads, full = x._pool_geometry(kernel_size, stride, dilation, padding,
+                                               ceil_mode)
+        top, left, bottom, right = pads
         out = _window_pool(x, op, k, s, d, full)
         if op is hl.MaxPool2dOp or (count_include_pad and full == pads):
             return out
@@ -175,13 +193,35 @@ class NNMixin:
             ones, mask_pads = type(x).ones(h, w, dtype=x.dtype, device=x.device), full
         return out / _window_pool(ones, op, k, s, d, mask_pads)
 
+    @overload
+    def max_pool2d(self: Tensor, kernel_size: int | Sequence[int] = ...,
+                   stride: int | Sequence[int] | None = ..., dilation: int | Sequence[int] = ...,
+                   padding: int | Sequence[int] = ..., ceil_mode: bool = ...,
+                   return_indices: Literal[False] = ...) -> Tensor: ...
+
+    @overload
+    def max_pool2d(self: Tensor, kernel_size: int | Sequence[int] = ...,
+                   stride: int | Sequence[int] | None = ..., dilation: int | Sequence[int] = ...,
+                   padding: int | Sequence[int] = ..., ceil_mode: bool = ..., *,
+                   return_indices: Literal[True]) -> tuple[Tensor, Tensor]: ...
+
     def max_pool2d(self: Tensor, kernel_size: int | Sequence[int] = (2, 2),
                    stride: int | Sequence[int] | None = None, dilation: int | Sequence[int] = 1,
-                   padding: int | Sequence[int] = 0, ceil_mode: bool = False) -> Tensor:
+                   padding: int | Sequence[int] = 0, ceil_mode: bool = False,
+                   return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
         """Padding is -inf (it never wins). `ceil_mode` and `dilation` as torch and
         tinygrad: the output length rounds up, the last window may hang over the end
-        but starts inside the input or the padding before it."""
-        return self._pool(hl.MaxPool2dOp, kernel_size, stride, dilation, padding, ceil_mode)
+        but starts inside the input or the padding before it. `return_indices=True`
+        gives (values, indices) as torch: int64 flat indices into each H * W input plane
+        (the first maximum in scan order; the last NaN, as torch's CPU kernel), what
+        `max_unpool2d` takes (`frontend/pool_indices.py`)."""
+        values = self._pool(hl.MaxPool2dOp, kernel_size, stride, dilation, padding,
+                            ceil_mode)
+        if not return_indices:
+            return values
+        x = self._float()
+        k, s, d, _, full = x._pool_geometry(kernel_size, stride, dilation, padding, ceil_mode)
+        return values, pool_indices.max_pool2d_indices(x, k, s, d, full)
 
     def avg_pool2d(self: Tensor, kernel_size: int | Sequence[int] = (2, 2),
                    stride: int | Sequence[int] | None = None, dilation: int | Sequence[int] = 1,

@@ -34,7 +34,7 @@ def _masked_rows(x: Tensor) -> tuple[Tensor, Tensor]:
 def _scan_direct(x: Tensor, kind: str) -> Tensor:
     rows, mask = _masked_rows(x)
     if kind == "sum":
-        return mask.where(rows, x._const(0, x.dtype)).sum(-1)
+        return mask.where(rows, x._const(0, x.dtype))._sum_same(-1)
     if kind == "prod":
         return prod_last(mask.where(rows, x._const(1, x.dtype))).squeeze(-1)
     if kind == "max":
@@ -89,17 +89,17 @@ def scan(x: Tensor, axis: int, kind: str) -> Tensor:
 class ScanMixin:
     def cumsum(self: Tensor, axis: int = 0) -> Tensor:
         """Running sum along `axis` (tinygrad's default axis 0; torch's `dim`); bools
-        count as int32, as `sum`.
+        and narrow ints add as `sum` does (`dtypes.sum_dtype`).
 
         >>> Tensor([[1, 2, 3], [4, 5, 6]]).cumsum(1).tolist()
         [[1, 3, 6], [4, 9, 15]]
         """
-        x = self.cast(dtypes.int32) if self.dtype.is_bool else self
+        x = self.cast(dtypes.sum_dtype(self.dtype))
         return scan(x, axis, "sum")
 
     def cumprod(self: Tensor, axis: int = 0) -> Tensor:
-        """Running product along `axis`; bools multiply as int32."""
-        x = self.cast(dtypes.int32) if self.dtype.is_bool else self
+        """Running product along `axis`; bools and narrow ints multiply as `sum` adds."""
+        x = self.cast(dtypes.sum_dtype(self.dtype))
         return scan(x, axis, "prod")
 
     def cummax(self: Tensor, axis: int = 0) -> Tensor:

@@ -90,7 +90,12 @@ def read(x: np.ndarray, access: AccessAttr, grid: Grid, shape: Sequence[int], wh
     else:
         gathered = x[tuple(np.where(valid, i, 0) for i in indices)]
     pad = scalar_of(access.pad_value, dtypes.from_numpy(x.dtype))
-    return np.where(valid, gathered, pad).astype(x.dtype, copy=False)
+    # the body computes in arith's signless types: uint8 is read as int8
+    return signless_view(np.where(valid, gathered, pad).astype(x.dtype, copy=False))
+
+
+def signless_view(x: np.ndarray) -> np.ndarray:
+    return x.view(f"i{x.dtype.itemsize}") if x.dtype.kind == "u" else x
 
 
 # --------------------------------------------------------------------------- scalar ops
@@ -108,8 +113,28 @@ def _cmp(predicates: dict[int, Callable[[Any, Any], Any]]) -> Callable[..., Any]
 CMPF = {1: np.equal, 2: np.greater, 3: np.greater_equal, 4: np.less, 5: np.less_equal,
         6: lambda a, b: (a < b) | (a > b), 8: lambda a, b: (a == b) | np.isnan(a) | np.isnan(b),
         13: np.not_equal}
+def unsigned_view(x: Any) -> np.ndarray:
+    """A signless integer array read as unsigned (bool stays bool), as `cmpi ult`,
+    `divui`, `extui` and `uitofp` read their operands."""
+    x = np.asarray(x)
+    return x.view(f"u{x.dtype.itemsize}") if x.dtype.kind == "i" else x
+
+
+def _unsigned(f: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    return lambda a, b: f(unsigned_view(a), unsigned_view(b))
+
+
+def _unsigned_result(f: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    """An op on the unsigned reading whose result goes back to the operands' type."""
+    def run(op: Operation, a: Any, b: Any) -> Any:
+        return np.asarray(f(unsigned_view(a), unsigned_view(b))).view(np.asarray(a).dtype)
+
+    return run
+
+
 CMPI = {0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater,
-        5: np.greater_equal, 6: np.less}  # 6: ult, used on i1 only
+        5: np.greater_equal, 6: _unsigned(np.less), 7: _unsigned(np.less_equal),
+        8: _unsigned(np.greater), 9: _unsigned(np.greater_equal)}
 
 SCALAR_OPS: dict[type[Operation], Callable[..., Any]] = {
     arith.AddfOp: lambda op, a, b: a + b,
@@ -126,7 +151,9 @@ SCALAR_OPS: dict[type[Operation], Callable[..., Any]] = {
     arith.MinimumfOp: lambda op, a, b: np.minimum(a, b),
     arith.MaxSIOp: lambda op, a, b: np.maximum(a, b),
     arith.MinSIOp: lambda op, a, b: np.minimum(a, b),
-    arith.MaxUIOp: lambda op, a, b: np.maximum(a, b),
+    arith.MaxUIOp: _unsigned_result(np.maximum),
+    arith.DivUIOp: _unsigned_result(np.floor_divide),
+    arith.RemUIOp: _unsigned_result(np.remainder),
     arith.AndIOp: lambda op, a, b: a & b,
     arith.OrIOp: lambda op, a, b: a | b,
     arith.XOrIOp: lambda op, a, b: a ^ b,
@@ -160,7 +187,10 @@ def run_block(block: Block, args: Sequence[np.ndarray], grid: Grid) -> np.ndarra
             value = op.value.value.data  # type: ignore[attr-defined]
             out = np.asarray(value).astype(numpy_type(op.result.type))
         elif isinstance(op, CASTS):
-            out = dtypes.cast_array(env[op.operands[0]], numpy_type(op.results[0].type))
+            source = env[op.operands[0]]
+            if isinstance(op, arith.ExtUIOp | arith.UIToFPOp):
+                source = unsigned_view(source)
+            out = dtypes.cast_array(source, numpy_type(op.results[0].type))
         elif type(op) in SCALAR_OPS:
             out = SCALAR_OPS[type(op)](op, *(env[v] for v in op.operands))
         else:
@@ -194,12 +224,13 @@ def run_kernel(op: KernelOp, inputs: Sequence[np.ndarray]) -> np.ndarray:
             values = np.broadcast_to(run_block(block, [values, *epi_args], grid), space)
     out_shape = tuple(op.res.type.get_shape())  # type: ignore[attr-defined]
     out = np.empty(out_shape, dtype=values.dtype)
+    result = dtypes.to_numpy(op.res.type.element_type)  # type: ignore[attr-defined]
     positions = [np.broadcast_to(eval_expr(e, grid), space) for e in op.writes.data.results]
     if positions:
         out[tuple(positions)] = values
     else:  # a rank-0 result: the space has a single point
         out[...] = values.reshape(())
-    return out
+    return out.view(result) if result != out.dtype else out
 
 
 @register_impls

@@ -41,8 +41,8 @@ def input_specs(proto: onnx.ModelProto, shapes: Shapes | None = None
             dtypes.from_numpy(dtype)
         except TypeError:
             raise OnnxImportError(f"graph input {info.name!r}: element type {dtype} is not "
-                                  "supported (irtensor has f16, bf16, f32, f64, i32, i64, "
-                                  "bool)") from None
+                                  f"supported (irtensor has {dtypes.SUPPORTED_NAMES})"
+                                  ) from None
         if shapes is not None and info.name in shapes:
             shape = tuple(int(d) for d in shapes[info.name])
         else:

@@ -65,8 +65,8 @@ class Tensors:
         try:
             dtypes.from_numpy(array.dtype)
         except (TypeError, KeyError):
-            what = f"element type {array.dtype} is not supported (irtensor has f16, bf16, " \
-                   "f32, f64, i32, i64, bool)"
+            what = f"element type {array.dtype} is not supported (irtensor has " \
+                   f"{dtypes.SUPPORTED_NAMES})"
             raise where.error(what) if where else OnnxImportError(what) from None
         t = Tensor(np.ascontiguousarray(array), device=self.device)
         self.made[id(array)] = (array, t)  # the array is kept: its id stays its own

@@ -80,8 +80,9 @@ def random_input(rng: np.random.Generator, t: TensorType, special: float = 0.0) 
         return rng.random(shape) < 0.5
     dtype = dtypes.to_numpy(element)
     if dtypes.is_int(element):
-        x = np.asarray(rng.integers(-8, 9, shape)).astype(dtype)
-        edges = np.array([np.iinfo(dtype).min, np.iinfo(dtype).max, 0, -1], dtype)
+        x = np.asarray(rng.integers(-8, 9, shape)).astype(dtype)  # unsigned: -1 wraps
+        info = np.iinfo(dtype)
+        edges = np.array([info.min, info.max, 0, info.max if info.min == 0 else -1], dtype)
     else:
         x = np.asarray(rng.standard_normal(shape) * 2).astype(dtype)
         big = float(ml_dtypes.finfo(dtype).max) / 2
@@ -147,6 +148,9 @@ class _Builder:
     def const(self, shape: Sequence[int], element: Attribute) -> SSAValue:
         if dtypes.is_bool(element):
             value: float | int | bool = self.draw(st.booleans())
+        elif dtypes.is_unsigned(element):
+            top = int(np.iinfo(dtypes.to_numpy(element)).max)  # -1, wrapped
+            value = self.draw(st.integers(0, 5) | st.just(top))
         elif dtypes.is_int(element):
             value = self.draw(st.integers(-5, 5))
         else:

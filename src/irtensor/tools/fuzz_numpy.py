@@ -82,15 +82,15 @@ def _rounded(want: np.ndarray, roundings: float, lim: Limits) -> Result:
 
 
 def _cast(op: Operation, args: list[np.ndarray], lim: Limits) -> Result:
-    """numpy's astype on x86: NaN, infinities and out-of-range floats become INT_MIN."""
+    """Floats to ints as x86 converts them (`dtypes.float_to_int`: truncated in range;
+    NaN, infinities and out-of-range values as `cvttss2si` gives them)."""
     x, target = args[0], element_of(op.results[0])
     if dtypes.is_bool(target):
         return (x != 0).astype(F64), np.zeros(x.shape)
     if dtypes.is_int(target) and dtypes.is_float(element_of(op.operands[0])):
-        info = np.iinfo(dtypes.to_numpy(target))
-        t = np.trunc(np.where(np.isfinite(x), x, 0.0))
-        fits = np.isfinite(x) & (t >= info.min) & (t < -float(info.min))
-        return np.where(fits, t, float(info.min)), np.zeros(x.shape)
+        with np.errstate(invalid="ignore", over="ignore"):
+            converted = dtypes.float_to_int(np.asarray(x, F64), dtypes.to_numpy(target))
+        return converted.astype(F64), np.zeros(x.shape)
     return _rounded(x, 1, lim)
 
 

@@ -278,7 +278,7 @@ def find_function(module: ModuleOp, name: str) -> func.FuncOp:
             for i, t in enumerate(op.function_type.inputs.data):
                 if not isinstance(t, TensorType) or not dtypes.is_supported(t.element_type):
                     raise UserError(f"@{name} argument #{i} has type {t}; --run passes "
-                                    "tensors of f16, bf16, f32, f64, i32, i64 or i1 only")
+                                    f"tensors of {dtypes.SUPPORTED_NAMES} only")
             return op
     raise UserError(f"no function @{name} to run")
 

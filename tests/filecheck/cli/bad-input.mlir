@@ -20,7 +20,7 @@
 // --run takes a function with a body and tensor arguments.
 // RUN: not irtensor-opt %s --run --entry scalar 2>&1 | filecheck %s --check-prefix=SCALAR
 // SCALAR-NOT:  Traceback
-// SCALAR:      irtensor-opt: error: @scalar argument #0 has type f32; --run passes tensors of f16, bf16, f32, f64, i32, i64 or i1 only
+// SCALAR:      irtensor-opt: error: @scalar argument #0 has type f32; --run passes tensors of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64, i1 only
 // SCALAR-NOT:  {{.}}
 // RUN: not irtensor-opt %s --run --entry declared 2>&1 | filecheck %s --check-prefix=DECLARED
 // DECLARED:    irtensor-opt: error: @declared is a declaration without a body; nothing to run

@@ -34,7 +34,7 @@ func.func @matmul_elements(%a: tensor<2x3xf32>, %b: tensor<3x4xi32>) {
 // -----
 
 func.func @matmul_on_bool(%a: tensor<2x3xi1>) {
-// CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.matmul' op operand 'lhs' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i32, i64)
+// CHECK: {{.*}}hl-nn.mlir:[[# @LINE + 1]]:3: error: 'hl.matmul' op operand 'lhs' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64)
   %0 = hl.matmul %a, %a : tensor<2x3xi1>, tensor<2x3xi1> -> tensor<2x3xi1>
   func.return
 }

@@ -58,7 +58,7 @@ func.func @mean_on_ints(%x: tensor<2x3xi32>) {
 // -----
 
 func.func @sum_on_bool(%x: tensor<4xi1>) {
-// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.sum' op operand 'input' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i32, i64)
+// CHECK: {{.*}}hl-shape.mlir:[[# @LINE + 1]]:3: error: 'hl.sum' op operand 'input' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64)
   %0 = hl.sum %x axes [0] : tensor<4xi1> -> tensor<i1>
   func.return
 }

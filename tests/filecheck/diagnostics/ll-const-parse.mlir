@@ -12,9 +12,9 @@ func.func @float_for_int() {
 // -----
 
 func.func @unsupported_type() {
-// CHECK: {{.*}}ll-const-parse.mlir:[[# @LINE + 3]]:23: error: ll.const needs a tensor of a supported element type, got tensor<4xui8>
-// CHECK-NEXT: {{^}}  %0 = ll.const 2.5 : tensor<4xui8>
-// CHECK-NEXT: {{^}}                      ^^^^^^^^^^^^^
-  %0 = ll.const 2.5 : tensor<4xui8>
+// CHECK: {{.*}}ll-const-parse.mlir:[[# @LINE + 3]]:23: error: ll.const needs a tensor of a supported element type, got tensor<4xui128>
+// CHECK-NEXT: {{^}}  %0 = ll.const 2.5 : tensor<4xui128>
+// CHECK-NEXT: {{^}}                      ^^^^^^^^^^^^^^^
+  %0 = ll.const 2.5 : tensor<4xui128>
   func.return
 }

@@ -34,7 +34,7 @@ func.func @compare_operand_types(%a: tensor<4xi32>, %b: tensor<4xi64>) {
 // -----
 
 func.func @add_on_bool(%a: tensor<4xi1>) {
-// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.add' op operand 'lhs' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i32, i64)
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.add' op operand 'lhs' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64)
   %0 = ll.add %a, %a : tensor<4xi1>
   func.return
 }
@@ -42,7 +42,7 @@ func.func @add_on_bool(%a: tensor<4xi1>) {
 // -----
 
 func.func @idiv_on_floats(%a: tensor<4xf32>) {
-// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.idiv' op operand 'lhs' has element type f32, expected an integer element type (i32, i64)
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.idiv' op operand 'lhs' has element type f32, expected an integer element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64)
   %0 = ll.idiv %a, %a : tensor<4xf32>
   func.return
 }
@@ -50,7 +50,7 @@ func.func @idiv_on_floats(%a: tensor<4xf32>) {
 // -----
 
 func.func @mod_on_floats(%a: tensor<4xf16>) {
-// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.mod' op operand 'lhs' has element type f16, expected an integer element type (i32, i64)
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.mod' op operand 'lhs' has element type f16, expected an integer element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64)
   %0 = ll.mod %a, %a : tensor<4xf16>
   func.return
 }
@@ -66,7 +66,7 @@ func.func @exp2_on_ints(%a: tensor<4xi32>) {
 // -----
 
 func.func @neg_on_bool(%a: tensor<4xi1>) {
-// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.neg' op operand 'input' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i32, i64)
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.neg' op operand 'input' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64)
   %0 = ll.neg %a : tensor<4xi1>
   func.return
 }
@@ -146,7 +146,7 @@ func.func @reduce_axis(%x: tensor<4x5xf32>) {
 // -----
 
 func.func @reduce_sum_on_bool(%x: tensor<4xi1>) {
-// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.reduce' op operand 'input' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i32, i64)
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.reduce' op operand 'input' has element type i1, expected a numeric element type (f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64)
   %0 = ll.reduce sum %x axes [0] : tensor<4xi1> -> tensor<1xi1>
   func.return
 }

@@ -239,10 +239,15 @@ class Fuser:
             return self.elementwise_kernel(replace_reduce(node, reduce, buffer))
         body = BodyBuilder(rank)
         value = body.emit(reduce.child)
+        # arith's max is signed; an unsigned max combines x ^ sign bit (the same order as
+        # signed values), and the epilogue flips the bit back
+        unsigned_max = reduce.kind == "max" and dtypes.is_unsigned(reduce.element)
+        if unsigned_max:
+            value = body.flip_sign_bit(value)
         epilogue = None
-        if node is not reduce:
+        if node is not reduce or unsigned_max:
             epilogue = BodyBuilder(rank, reduction=reduce.axes, accumulator=reduce.element,
-                                   relabel=relabel)
+                                   relabel=relabel, unsigned_max=unsigned_max)
             epilogue_value = epilogue.emit(node, accumulator_for=reduce)
         name = "r_" + "_".join(map(str, space))
         return body.finish(

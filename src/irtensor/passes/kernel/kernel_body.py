@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, f32, i1
+from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, f32, i1, i32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -43,6 +43,7 @@ class BodyBuilder:
         reduction: Sequence[int] = (),
         accumulator: Attribute | None = None,
         relabel: Sequence[AffineExpr] | None = None,
+        unsigned_max: bool = False,
     ):
         self.rank = rank
         self.block = Block()
@@ -50,8 +51,11 @@ class BodyBuilder:
         self.accesses: list[kernel.AccessAttr] = []
         self.args: dict[tuple[Any, ...], SSAValue] = {}
         self.relabel = list(relabel) if relabel is not None else None
-        self.accumulator = self.block.insert_arg(accumulator, 0) if accumulator else None
+        self.accumulator = (self.block.insert_arg(dtypes.signless(accumulator), 0)
+                            if accumulator else None)
         self.indices: dict[int, SSAValue] = {}
+        if self.accumulator is not None and unsigned_max:
+            self.accumulator = self.flip_sign_bit(self.accumulator)
 
     def add(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
@@ -73,7 +77,7 @@ class BodyBuilder:
             return self.add(arith.SelectOp(valid, value, self.constant(node.pad, node.element)))
         assert isinstance(node, Apply)
         args = [self.emit(a, accumulator_for) for a in node.args]
-        return SCALAR[node.op](self, args, node.element)
+        return SCALAR[node.op](self, args, node.element, [a.element for a in node.args])
 
     def relabeled(self, expr: AffineExpr) -> AffineExpr:
         return substitute(expr, self.relabel) if self.relabel is not None else expr
@@ -88,14 +92,24 @@ class BodyBuilder:
                                        AffineSet(self.rank, 0, valid), node.pad)
             self.inputs.append(node.buffer)
             self.accesses.append(access)
-            self.args[key] = self.block.insert_arg(node.element, len(self.block.args))
+            self.args[key] = self.block.insert_arg(dtypes.signless(node.element),
+                                                   len(self.block.args))
         return self.args[key]
 
     def constant(self, value: float | int | bool, element: Attribute) -> SSAValue:
         """A pad value (a float property) or a constant as the element type converts it:
         -inf is an int type's own lowest value (false for bool), as the interpreter has it."""
         converted = scalar_of(value, element).item()
-        return self.add(arith.ConstantOp(scalar_attr(converted, element), element))
+        if dtypes.is_int(element):
+            converted = dtypes.as_signless_value(converted, element)
+        computed = dtypes.signless(element)
+        return self.add(arith.ConstantOp(scalar_attr(converted, computed), computed))
+
+    def flip_sign_bit(self, value: SSAValue) -> SSAValue:
+        """x ^ 0x80...: maps unsigned order onto signed order and back."""
+        t = value.type
+        bit = self.add(arith.ConstantOp(IntegerAttr(-(1 << (dtypes.int_width(t) - 1)), t), t))
+        return self.add(arith.XOrIOp(value, bit))
 
     # ------------------------------------------------------------------ indices
 
@@ -166,11 +180,14 @@ class BodyBuilder:
 
 # --------------------------------------------------------------------------- scalar ops
 
-Emit = Callable[[BodyBuilder, list[SSAValue], Attribute], SSAValue]
+# Each scalar op gets the values (in arith's signless types), the result's element type
+# and its operands' element types (unsigned or not, which the values no longer say).
+Emit = Callable[[BodyBuilder, list[SSAValue], Attribute, list[Attribute]], SSAValue]
 
 
 def _float_or_int(float_op: type[Operation], int_op: type[Operation]) -> Emit:
-    def emit(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
+    def emit(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+             sources: list[Attribute]) -> SSAValue:
         op = float_op if dtypes.is_float(args[0].type) else int_op
         return b.add(op(*args))
 
@@ -178,36 +195,43 @@ def _float_or_int(float_op: type[Operation], int_op: type[Operation]) -> Emit:
 
 
 def _unary(op: type[Operation]) -> Emit:
-    return lambda b, args, element: b.add(op(args[0]))
+    return lambda b, args, element, sources: b.add(op(args[0]))
 
 
-def _neg(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
+def _neg(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+         sources: list[Attribute]) -> SSAValue:
     if dtypes.is_float(element):
         return b.add(arith.NegfOp(args[0]))
     return b.add(arith.SubiOp(b.constant(0, element), args[0]))
 
 
-def _reciprocal(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
+def _reciprocal(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+                sources: list[Attribute]) -> SSAValue:
     return b.add(arith.DivfOp(b.constant(1.0, element), args[0]))
 
 
-def _max(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
+def _max(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+         sources: list[Attribute]) -> SSAValue:
     if dtypes.is_float(element):
         return b.add(arith.MaximumfOp(*args))
-    return b.add((arith.MaxUIOp if dtypes.is_bool(element) else arith.MaxSIOp)(*args))
+    unsigned = dtypes.is_bool(element) or dtypes.is_unsigned(element)
+    return b.add((arith.MaxUIOp if unsigned else arith.MaxSIOp)(*args))
 
 
-def _compare(float_pred: str, int_pred: str, bool_pred: str) -> Emit:
-    def emit(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
-        t = args[0].type
+def _compare(float_pred: str, signed_pred: str, unsigned_pred: str) -> Emit:
+    def emit(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+             sources: list[Attribute]) -> SSAValue:
+        t = sources[0]
         if dtypes.is_float(t):
             return b.add(arith.CmpfOp(args[0], args[1], float_pred))
-        return b.add(arith.CmpiOp(args[0], args[1], bool_pred if dtypes.is_bool(t) else int_pred))
+        unsigned = dtypes.is_bool(t) or dtypes.is_unsigned(t)
+        return b.add(arith.CmpiOp(args[0], args[1], unsigned_pred if unsigned else signed_pred))
 
     return emit
 
 
-def _where(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
+def _where(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+           sources: list[Attribute]) -> SSAValue:
     return b.add(arith.SelectOp(*args))
 
 
@@ -220,21 +244,46 @@ def _guarded_division(b: BodyBuilder, args: list[SSAValue], element: Attribute
     return by_zero, safe, zero
 
 
-def _idiv(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
+def _idiv(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+          sources: list[Attribute]) -> SSAValue:
     by_zero, safe, zero = _guarded_division(b, args, element)
-    quotient = b.add(arith.FloorDivSIOp(args[0], safe))
+    divide = arith.DivUIOp if dtypes.is_unsigned(element) else arith.FloorDivSIOp
+    quotient = b.add(divide(args[0], safe))
     return b.add(arith.SelectOp(by_zero, zero, quotient))
 
 
-def _mod(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
+def _mod(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+         sources: list[Attribute]) -> SSAValue:
     by_zero, safe, zero = _guarded_division(b, args, element)
-    quotient = b.add(arith.FloorDivSIOp(args[0], safe))
-    rest = b.add(arith.SubiOp(args[0], b.add(arith.MuliOp(quotient, safe))))
+    if dtypes.is_unsigned(element):
+        rest = b.add(arith.RemUIOp(args[0], safe))
+    else:
+        quotient = b.add(arith.FloorDivSIOp(args[0], safe))
+        rest = b.add(arith.SubiOp(args[0], b.add(arith.MuliOp(quotient, safe))))
     return b.add(arith.SelectOp(by_zero, zero, rest))
 
 
-def _cast(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
-    x, source = args[0], args[0].type
+def _float_to_int(b: BodyBuilder, x: SSAValue, element: Attribute) -> SSAValue:
+    """fptosi as `dtypes.float_to_int` has it: narrow types through i32, unsigned 32 and
+    64 bits as x86 converts them (x - 2**(w-1) with the top bit flipped above 2**(w-1))."""
+    width = dtypes.int_width(element)
+    if width < 32:
+        return b.add(arith.TruncIOp(b.add(arith.FPToSIOp(x, i32)), dtypes.signless(element)))
+    computed = dtypes.signless(element)
+    if not dtypes.is_unsigned(element):
+        return b.add(arith.FPToSIOp(x, computed))
+    top = b.constant(2.0 ** (width - 1), x.type)
+    high = b.add(arith.CmpfOp(x, top, "oge"))
+    low_part = b.add(arith.FPToSIOp(x, computed))
+    shifted = b.add(arith.FPToSIOp(b.add(arith.SubfOp(x, top)), computed))
+    sign_bit = b.add(arith.ConstantOp(IntegerAttr(-(1 << (width - 1)), computed), computed))
+    high_part = b.add(arith.XOrIOp(shifted, sign_bit))
+    return b.add(arith.SelectOp(high, high_part, low_part))
+
+
+def _cast(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+          sources: list[Attribute]) -> SSAValue:
+    x, source = args[0], sources[0]
     if source == element:
         return x
     if dtypes.is_bool(element):  # numpy: x != 0 (NaN is true)
@@ -247,13 +296,19 @@ def _cast(b: BodyBuilder, args: list[SSAValue], element: Attribute) -> SSAValue:
             if dtypes.to_numpy(element).itemsize == dtypes.to_numpy(source).itemsize:
                 return b.add(arith.TruncFOp(b.add(arith.ExtFOp(x, f32)), element))
             return b.add((arith.ExtFOp if wider else arith.TruncFOp)(x, element))
-        return b.add((arith.UIToFPOp if dtypes.is_bool(source) else arith.SIToFPOp)(x, element))
+        unsigned = dtypes.is_bool(source) or dtypes.is_unsigned(source)
+        return b.add((arith.UIToFPOp if unsigned else arith.SIToFPOp)(x, element))
     if dtypes.is_float(source):
-        return b.add(arith.FPToSIOp(x, element))
-    if dtypes.is_bool(source):
-        return b.add(arith.ExtUIOp(x, element))
-    wider = dtypes.to_numpy(element).itemsize > dtypes.to_numpy(source).itemsize
-    return b.add((arith.ExtSIOp if wider else arith.TruncIOp)(x, element))
+        return _float_to_int(b, x, element)
+    computed = dtypes.signless(element)
+    if x.type == computed:  # i32 <-> ui32: the same bits
+        return x
+    if dtypes.is_bool(source) or dtypes.is_unsigned(source):
+        extend: type[Operation] = arith.ExtUIOp
+    else:
+        extend = arith.ExtSIOp
+    wider = dtypes.int_width(element) > dtypes.int_width(source)  # i1 is narrower than i8
+    return b.add((extend if wider else arith.TruncIOp)(x, computed))
 
 
 SCALAR: dict[type[Operation], Emit] = {

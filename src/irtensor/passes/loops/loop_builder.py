@@ -41,7 +41,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.common_subexpression_elimination import cse
 
 from irtensor import dtypes
-from irtensor.dialects._base import scalar_attr
+from irtensor.dialects._base import element_of, scalar_attr
 from irtensor.dialects.kernel import AccessAttr, IndexOp, KernelOp, YieldOp
 from irtensor.interp.ll_impls import lowest, scalar_of
 from irtensor.passes.kernel.kernel_facts import (
@@ -365,9 +365,9 @@ class KernelFunction:
         buffer = self.inputs[i]
         assert isinstance(buffer.type, MemRefType)
         shape, element = tuple(buffer.type.get_shape()), buffer.type.element_type
-        pad = scalar_of(access.pad_value, element)
+        pad = self.pad_value(access.pad_value, element_of(self.op.inputs[i]))
         if 0 in shape:  # nothing to load: every valid read would be out of bounds
-            return self.constant(pad.item(), element)
+            return self.constant(pad, element)
         exprs = access.affine_map.results
         indices = [self.index_expr(e, env) for e in exprs]
         if not access.is_masked:
@@ -376,7 +376,13 @@ class KernelFunction:
         clamped = [self.clamp(index, e, size, space)
                    for index, e, size in zip(indices, exprs, shape, strict=True)]
         value = self.load(buffer, clamped)
-        return self.emit(arith.SelectOp(valid, value, self.constant(pad.item(), element)))
+        return self.emit(arith.SelectOp(valid, value, self.constant(pad, element)))
+
+    @staticmethod
+    def pad_value(value: float, source: Attribute) -> float | int | bool:
+        """A pad as the input's own type has it (-inf is 0 for ui8), in its signless twin."""
+        pad = scalar_of(value, source).item()
+        return dtypes.as_signless_value(pad, source) if dtypes.is_int(source) else pad
 
     def validity(self, access: AccessAttr, env: Env) -> SSAValue:
         """The conjunction of the mask's constraints (`expr >= 0`, `expr == 0`), each

@@ -12,15 +12,18 @@ from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr
 
+from irtensor import dtypes
+
 Terms = list[tuple[int, AffineExpr]]  # (coefficient, atom) pairs of a linear expression
 Env = dict[int, SSAValue]  # iteration dimension -> its index value at this point
 Inner = Callable[[Env, list[SSAValue]], list[SSAValue]]
 
 
 def memref_of(t: Attribute) -> MemRefType:
-    """The static, row-major memref of a tensor type (same shape and element type)."""
+    """The static, row-major memref of a tensor type (same shape; the element type's
+    signless twin, which arith computes in: ui8 is i8)."""
     assert isinstance(t, TensorType), f"expected a tensor type, got {t}"
-    return MemRefType(t.element_type, list(t.get_shape()))
+    return MemRefType(dtypes.signless(t.element_type), list(t.get_shape()))
 
 
 @dataclass(frozen=True)

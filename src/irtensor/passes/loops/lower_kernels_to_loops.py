@@ -24,6 +24,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 
+from irtensor import dtypes
 from irtensor.dialects.kernel import KernelOp
 from irtensor.passes.loops.loop_builder import KERNEL_ATTR, KernelFunction, memref_of, outer_extent
 from irtensor.passes.registry import register_pass
@@ -110,7 +111,7 @@ def _call_kernel(op: KernelOp, name: str) -> SSAValue:
     result_type = op.res.type
     assert isinstance(result_type, TensorType)
     at = Builder(InsertPoint.before(op))
-    alloc = at.insert(memref.AllocOp.get(result_type.element_type,
+    alloc = at.insert(memref.AllocOp.get(dtypes.signless(result_type.element_type),
                                          shape=list(result_type.get_shape())))
     alloc.memref.name_hint = "buf"
     start = at.insert(arith.ConstantOp(IntegerAttr(0, IndexType())))

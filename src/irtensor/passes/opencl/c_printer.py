@@ -217,8 +217,9 @@ class OpenCLPrinter:
             width = t.width.data
             if width == 1:
                 return "uchar" if memory else "bool"
-            if width in (32, 64):
-                return "int" if width == 32 else "long"
+            # signless: the unsigned meaning is in the ops, which cast where it matters
+            if width in (8, 16, 32, 64):
+                return {8: "char", 16: "short", 32: "int", 64: "long"}[width]
         if isinstance(t, Float16Type):
             return "half" if memory else "float"
         if isinstance(t, BFloat16Type):
@@ -436,6 +437,8 @@ class OpenCLPrinter:
             return f"({args[0]} & 1) != 0"
         if isinstance(op.results[0].type, Float16Type | BFloat16Type):
             return self.narrow_float(op, source, args[0])
+        if isinstance(op, arith.ExtUIOp | arith.UIToFPOp) and self.ctype(source) != "bool":
+            return f"({target})({self.unsigned(source)}){args[0]}"
         return f"({target}){args[0]}"
 
     def narrow_float(self, op: Operation, source: Attribute, a: str) -> str:
@@ -450,6 +453,8 @@ class OpenCLPrinter:
             if isinstance(op, arith.UIToFPOp):
                 return f"irt_odd_from_ulong((ulong)({self.unsigned(source)}){a})"
             return f"irt_odd_from_long((long){a})"
+        if isinstance(op, arith.UIToFPOp) and self.ctype(source) != "bool":
+            return f"(float)({self.unsigned(source)}){a}"
         return f"(float){a}"
 
     def unsigned(self, t: Attribute) -> str:
@@ -465,7 +470,8 @@ class OpenCLPrinter:
             a, b = args
             return CMPF[op.predicate.value.data].format(a=a, b=b)
         if isinstance(op, arith.CmpiOp):
-            u = "ulong" if self.ctype(op.lhs.type) in ("long",) else "uint"
+            c = self.ctype(op.lhs.type)
+            u = "uint" if c == "bool" else f"u{c}"
             return CMPI[op.predicate.value.data].format(a=args[0], b=args[1], u=u)
         if isinstance(op, arith.MaximumfOp | arith.MinimumfOp):
             fn = "fmax" if isinstance(op, arith.MaximumfOp) else "fmin"
@@ -532,6 +538,8 @@ def literal(attr: Attribute, t: Attribute) -> str:
     value = int(attr.value.data)
     if isinstance(t, IntegerType) and t.width.data == 1:
         return "true" if value & 1 else "false"
+    if isinstance(t, IntegerType) and t.width.data in (8, 16):
+        return f"(({'char' if t.width.data == 8 else 'short'})({value}))"
     if isinstance(t, IntegerType) and t.width.data == 32:
         return INT_MIN["int"] if value == -(2**31) else (str(value) if value >= 0
                                                           else f"({value})")

@@ -34,6 +34,7 @@ from xdsl.pattern_rewriter import (
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl
 from irtensor.dialects._base import element_of, ints, shape_of
+from irtensor.interp import ll_impls
 from irtensor.passes import trace
 from irtensor.passes.registry import register_pass
 from irtensor.passes.rewrite.ll_builder import LLBuilder
@@ -98,7 +99,10 @@ def relu(b: B, x: V) -> V:
 
 
 def abs_(b: B, x: V) -> V:
-    """max(x, -x); for floats + 0.0, which turns -0.0 into 0.0 as numpy's abs does."""
+    """max(x, -x); for floats + 0.0, which turns -0.0 into 0.0 as numpy's abs does;
+    an unsigned x is its own abs (its -x wraps to a larger value)."""
+    if dtypes.is_unsigned(element_of(x)):
+        return x
     m = b.max(x, b.neg(x))
     return b.add(m, b.const(0.0, like=m)) if is_float(x) else m
 
@@ -256,7 +260,8 @@ def reverse_order(b: B, x: V) -> V:
         return b.neg(x)
     if dtypes.is_bool(element_of(x)):
         return not_(b, x)
-    return b.add(b.neg(x), b.const(-1, like=x))
+    minus_one = -1 if not dtypes.is_unsigned(element_of(x)) else ll_impls.highest(element_of(x))
+    return b.add(b.neg(x), b.const(minus_one, like=x))  # unsigned: -1 wraps to the maximum
 
 
 def min_over(b: B, x: V, axes: tuple[int, ...], keepdim: bool) -> V:

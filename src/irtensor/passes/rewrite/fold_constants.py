@@ -95,7 +95,8 @@ def reduce_of_const(op: ll.ReduceOp) -> np.generic | None:
         return x
     if not dtypes.is_float(element_of(op.input)):
         bits = x.dtype.itemsize * 8
-        wrapped = (n * int(x) + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
+        half = 0 if x.dtype.kind == "u" else 2 ** (bits - 1)  # unsigned: no negative half
+        wrapped = (n * int(x) + half) % 2**bits - half
         return np.asarray(wrapped, dtype=x.dtype)[()]
     return sum_of_equal(x, n)
 

@@ -27,8 +27,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import TensorType, bf16, f16, f32, f64, i1, i32, i64
+from xdsl.dialects.builtin import TensorType, bf16, f16, f32, f64, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -135,9 +136,22 @@ class NegNeg(RewritePattern):
 
 
 # (from, to): every value of `from` is a value of `to`, and casting back gives it again.
+def _int_widening(a: Attribute, b: Attribute) -> bool:
+    """Every value of the integer type `a` is one of `b` (an integer type or a float with
+    enough significand bits)."""
+    if a == b:
+        return False
+    if dtypes.is_int(b):
+        return bool(np.can_cast(dtypes.to_numpy(a), dtypes.to_numpy(b), "safe"))
+    value_bits = dtypes.int_width(a) - (0 if dtypes.is_unsigned(a) else 1)
+    return value_bits <= int(ml_dtypes.finfo(dtypes.to_numpy(b)).nmant) + 1
+
+
 EXACT_WIDENING: frozenset[tuple[Attribute, Attribute]] = frozenset(
-    {(f16, f32), (f16, f64), (bf16, f32), (bf16, f64), (f32, f64), (i32, i64), (i32, f64)}
+    {(f16, f32), (f16, f64), (bf16, f32), (bf16, f64), (f32, f64)}
     | {(i1, t) for t in dtypes.ELEMENT_TYPES if t != i1}
+    | {(a, b) for a in dtypes.INT_TYPES for b in (*dtypes.INT_TYPES, *dtypes.FLOAT_TYPES)
+       if _int_widening(a, b)}
 )
 
 
