@@ -31,9 +31,10 @@ def ints(dtype: np.dtype, shape: tuple[int, ...] = (5, 7)) -> np.ndarray:
     info = np.iinfo(dtype)
     x = RNG.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
     flat = x.reshape(-1)
-    edges = np.array([info.min, info.max, 0, 1, 2, info.max - 1], dtype)
+    edges = np.array([info.min, info.max, 0, 1, 2, info.max - 1], dtype)[: flat.size]
     flat[: len(edges)] = edges
-    flat[len(edges): len(edges) + 6] = RNG.integers(0, 4, 6).astype(dtype)
+    small = flat[len(edges): len(edges) + 6]
+    small[...] = RNG.integers(0, 4, small.size).astype(dtype)
     return x
 
 
@@ -235,3 +236,20 @@ def test_safetensors_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-de
     loaded = safe_load(path)
     for name, t in state.items():
         same(loaded[name], t.numpy())
+
+
+@pytest.mark.parametrize("dtype", NEW, ids=str)
+def test_zero_d_empty_and_broadcast_inputs(dtype: np.dtype) -> None:
+    scalar = np.asarray(RNG.integers(0, 100), dtype)
+    column, row = ints(dtype, (3, 1)), ints(dtype, (1, 4))
+    with np.errstate(all="ignore"):
+        same(T(scalar) * T(row), scalar * row)
+        same(T(column) + T(row), column + row)
+        same(T(column).maximum(T(row)), np.maximum(column, row))
+        same(T(column) // T(scalar), safe_floordiv(*np.broadcast_arrays(column, scalar)))
+    empty = np.zeros((0, 3), dtype)
+    acc = dtypes.sum_dtype(dtypes.as_dtype(dtype)).np
+    same(T(empty) + T(row[:, :3]), empty + row[:, :3])
+    same(T(empty).sum(0), empty.sum(0, dtype=acc))
+    same(T(empty).sum(1), empty.sum(1, dtype=acc))
+    same(T(empty).cast(np.float32), empty.astype(np.float32))
