@@ -216,3 +216,25 @@ def test_train_and_test_modes() -> None:
         with Tensor.test():
             assert Tensor.training is False
     assert Tensor.training is False
+
+
+def test_a_loss_that_reads_no_target_has_zero_gradients() -> None:
+    x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    z = Tensor([4.0, 5.0])
+    loss = (z * z).sum()
+    (g,) = loss.gradient(x)
+    assert g.tolist() == [0.0, 0.0, 0.0]
+    assert loss.item() == 41.0
+
+
+def test_a_gradient_of_a_gradient_is_refused_with_the_reason() -> None:
+    """Gradients are realized values, as torch's without create_graph=True: one used in a
+    later loss is a constant there, and a loss computed from gradients alone cannot be
+    differentiated back to the targets."""
+    x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (g,) = (x * x * x).sum().gradient(x)
+    assert g.tolist() == [3.0, 12.0, 27.0]
+    with pytest.raises(NotImplementedError, match="gradient of a gradient is not supported"):
+        g.sum().gradient(x)
+    (held,) = (g * x).sum().gradient(x)  # g is a constant here, as in torch
+    assert held.tolist() == [3.0, 12.0, 27.0]

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 # Every live tensor that requires a gradient: backward finds the graph's among them.
 _TRAINABLE: weakref.WeakSet[Any] = weakref.WeakSet()
+# The buffers gradients were returned in, so that a gradient of one can be refused.
+_GRADIENT_VALUES: weakref.WeakSet[Node] = weakref.WeakSet()
 
 
 def gradient_module(module: ModuleOp, wrt: Sequence[int], seed_argument: bool) -> ModuleOp:
@@ -55,6 +57,13 @@ def run_gradient(loss: Node, targets: Sequence[Node], seed: Node | None,
     position = {v: i for i, v in enumerate(graph.inputs)}
     wanted = [realize.resolve(t) for t in targets]
     wrt = sorted({position[t] for t in wanted if t in position})
+    if not wrt:  # the loss reads no target: every gradient is zero
+        if any(v in _GRADIENT_VALUES for v in graph.inputs):
+            raise NotImplementedError(
+                "gradient: this value is computed from a gradient, which is a realized value "
+                "with no graph back to the targets (as torch's without create_graph=True); "
+                "the gradient of a gradient is not supported")
+        return realize.realize([loss], device)[0], [None] * len(wanted)
     extra = [realize.buffer_of(seed)] if seed is not None else []
     chosen = settings.pipeline_for(realize.check_device(device), None)
     key: Hashable = (device, "grad", tuple(wrt), seed is not None, realize.graph_key(graph),
@@ -66,6 +75,7 @@ def run_gradient(loss: Node, targets: Sequence[Node], seed: Node | None,
         module = gradient_module(module, wrt, seed is not None)
         results = realize.execute(module, [*arrays, *extra], device, key, chosen)
     placeholders = [realize.buffer_value(a) for a in results]
+    _GRADIENT_VALUES.update(placeholders[1:])
     realize.remember(loss, placeholders[0])
     by_input = dict(zip((graph.inputs[i] for i in wrt), placeholders[1:], strict=True))
     return placeholders[0], [by_input.get(t) for t in wanted]
