@@ -114,8 +114,8 @@ func.func @cast_shape(%a: tensor<4xf32>) {
 // -----
 
 func.func @const_unsupported_element() {
-// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.const' op result has element type i8, expected a supported element type
-  %0 = "ll.const"() <{value = 1 : i8}> : () -> tensor<4xi8>
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.const' op result has element type i128, expected a supported element type
+  %0 = "ll.const"() <{value = 1 : i128}> : () -> tensor<4xi128>
   func.return
 }
 
@@ -277,8 +277,8 @@ func.func @const_float_for_bool() {
 // -----
 
 func.func @const_unsupported_type() {
-// CHECK: error: ll.const needs a tensor of a supported element type, got tensor<4xui8>
-  %0 = ll.const 2.5 : tensor<4xui8>
+// CHECK: error: ll.const needs a tensor of a supported element type, got tensor<4xui128>
+  %0 = ll.const 2.5 : tensor<4xui128>
   func.return
 }
 
