@@ -121,7 +121,7 @@ def check(
     assert hl_ops(after) == [], f"hl ops left: {hl_ops(after)}"
     (want,), (got,) = run(module, inputs), run(after, inputs)
     rtol, atol = (0.0, 0.0)
-    if tolerance is not None and want.dtype.kind != "b" and want.dtype.kind != "i":
+    if tolerance is not None and want.dtype.kind not in "biu":
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # means of empty slices
             rtol, atol = tolerance([np.asarray(x, np.float64) for x in inputs], want.dtype)
@@ -601,8 +601,8 @@ def test_generated_programs_keep_their_meaning(program: Program) -> None:
     want, got = run(program.module, program.inputs), run(after, program.inputs)
     inexact = any(isinstance(op, INEXACT) for op in program.module.walk())
     for g, w in zip(got, want, strict=True):
-        tol = 64 * float(ml_dtypes.finfo(w.dtype).eps) if inexact and w.dtype.kind != "b" \
-            and w.dtype.kind != "i" else 0.0
+        tol = 64 * float(ml_dtypes.finfo(w.dtype).eps) if inexact and w.dtype.kind not in "biu" \
+            else 0.0
         assert_close(g, w, tol, tol)
 
 
