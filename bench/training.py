@@ -7,8 +7,9 @@ torch.compile when torch imports.
 
 Rows: the 784-256-256-10 MLP at batch 64 and the digits CNN of `irtensor demo
 train` at batch 64, each a whole step (forward + backward + Adam). Columns: the
-first step (compiling), the warm step time, steps per second, the ratio to numpy
-(> 1: slower than numpy), irtensor's kernels per step. The heading records the CPU
+first step (compiling), the warm step time, steps per second, the ratios to numpy
+and to torch eager (> 1: slower than it), irtensor's kernels per step. numpy's BLAS
+and torch get the same thread count as irtensor. The heading records the CPU
 model and its vector and matrix features. These machines are noisy: compare the
 ratios within one run.
 """
@@ -21,6 +22,7 @@ import platform
 import time
 from collections.abc import Callable
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -163,17 +165,34 @@ def training_step(model: Callable, opt: object, x: np.ndarray, y: np.ndarray, ji
 # --------------------------------------------------------------------------- torch
 
 
-def torch_mlp_step(rng: np.random.Generator, compiled: bool) -> Callable[[], object] | None:
+def torch_mlp(torch: Any) -> Any:
+    layers: list[Any] = []
+    for a, b in pairwise(MLP_SIZES):
+        layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
+    return torch.nn.Sequential(*layers[:-1])
+
+
+def torch_cnn(torch: Any) -> Any:
+    """The digits CNN of `irtensor demo train` (DigitsNet), in torch."""
+    nn = torch.nn
+    return nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 2 * 2, 10))
+
+
+def torch_step(rng: np.random.Generator, model_name: str, compiled: bool, threads: int
+               ) -> Callable[[], object] | None:
     try:
         import torch
     except ImportError:
         return None
-    layers: list[torch.nn.Module] = []
-    for a, b in pairwise(MLP_SIZES):
-        layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
-    model = torch.nn.Sequential(*layers[:-1])
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x = torch.from_numpy(rng.standard_normal((BATCH, MLP_SIZES[0])).astype(np.float32))
+    torch.set_num_threads(threads)
+    model = torch_mlp(torch) if model_name.startswith("MLP") else torch_cnn(torch)
+    lr = 1e-3 if model_name.startswith("MLP") else 3e-3
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    shape = (BATCH, MLP_SIZES[0]) if model_name.startswith("MLP") else (BATCH, 1, 8, 8)
+    x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
     y = torch.from_numpy(rng.integers(0, 10, BATCH))
 
     def step() -> float:
@@ -193,6 +212,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     os.environ.setdefault("IRTENSOR_THREADS", str(args.threads))
+    from threadpoolctl import threadpool_limits
+
+    blas_limits = threadpool_limits(args.threads)  # numpy's BLAS, as irtensor and torch
     rng = np.random.default_rng(0)
     numpy_mlp = NumpyMLP(rng)
     x = rng.standard_normal((BATCH, MLP_SIZES[0])).astype(np.float32)
@@ -209,22 +231,26 @@ def main() -> None:
             step()
             how = "TinyJit" if jitted else "eager"
             rows.append((name, f"irtensor llvm ({how})", first, warm, str(kernels() - before)))
-    for compiled in (False, True):
-        step = torch_mlp_step(rng, compiled)
-        label = "torch.compile" if compiled else "torch eager"
-        if step is None:
-            rows.append(("MLP 784-256-256-10", f"{label}: not installed", 0, float("nan"), ""))
-            continue
-        first, warm = timed_steps(step, args.steps)
-        rows.append(("MLP 784-256-256-10", label, first, warm, ""))
+    for name in ("MLP 784-256-256-10", "digits CNN"):
+        for compiled in (False, True):
+            step = torch_step(rng, name, compiled, args.threads)
+            label = "torch.compile" if compiled else "torch eager"
+            if step is None:
+                rows.append((name, f"{label}: not installed", 0, float("nan"), ""))
+                continue
+            first, warm = timed_steps(step, args.steps)
+            rows.append((name, label, first, warm, ""))
+    blas_limits.unregister()
     print(f"training step, batch {BATCH}, {args.threads} thread(s); {cpu_heading()}\n")
     print("| model | implementation | first step ms | warm step ms | steps/s | vs numpy | "
-          "kernels/step |")
-    print("|---|---|---|---|---|---|---|")
+          "vs torch eager | kernels/step |")
+    print("|---|---|---|---|---|---|---|---|")
+    torch_eager = {model: warm for model, impl, _, warm, _ in rows if impl == "torch eager"}
     for model, impl, first, warm, kernels in rows:
         ratio = f"{warm / numpy_warm:.2f}" if model.startswith("MLP") and warm == warm else ""
+        to_torch = f"{warm / torch_eager[model]:.2f}" if model in torch_eager else ""
         print(f"| {model} | {impl} | {first * 1e3:.0f} | {warm * 1e3:.2f} | "
-              f"{1 / warm:.0f} | {ratio} | {kernels} |")
+              f"{1 / warm:.0f} | {ratio} | {to_torch} | {kernels} |")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 - `rewrite/`: hl -> ll (decompose-hlops, conv-to-mul-sum, fold-constants, ll canonicalization);
 - `autodiff/`: ll -> ll with the gradient beside each function (grad);
-- `kernel/`: ll -> scheduled `kernel.kernel`s (fuse, split-reductions, reorder-loops);
+- `kernel/`: ll -> scheduled `kernel.kernel`s (fuse, split-reductions, pack-operands,
+  reorder-loops);
 - `loops/`: kernel -> scf/arith/math/memref loop functions (lower-kernels-to-loops);
 - `llvm/`: loops -> the llvm dialect -> machine code (convert-to-llvm, the JIT);
 - `opencl/`: kernel -> the `ocl` dialect -> OpenCL C (lower-to-opencl, the C printer).
@@ -13,7 +14,7 @@ registers every pass and the named pipelines below.
 """
 
 from irtensor.passes.autodiff import grad
-from irtensor.passes.kernel import fuse, reorder_loops, split_reductions
+from irtensor.passes.kernel import fuse, pack_operands, reorder_loops, split_reductions
 from irtensor.passes.llvm import convert_to_llvm
 from irtensor.passes.loops import lower_kernels_to_loops
 from irtensor.passes.opencl import lower_to_opencl
@@ -36,7 +37,7 @@ register_pipeline(
     "hl ops into the ll op types, folded and cleaned up",
 )
 register_pipeline(
-    "hl-to-kernel", "hl-to-ll,fuse,split-reductions,cse,reorder-loops",
+    "hl-to-kernel", "hl-to-ll,fuse,split-reductions,pack-operands,cse,reorder-loops",
     "hl programs into scheduled, fused kernels",
 )
 # Realizing a tensor on a device runs `default-<device>`. On the interpreter a program runs
@@ -67,6 +68,7 @@ __all__ = [
     "load_pass_plugin",
     "lower_kernels_to_loops",
     "lower_to_opencl",
+    "pack_operands",
     "pass_options",
     "register_pass",
     "register_pipeline",

@@ -150,7 +150,7 @@ def process(text: str, name: str, args: argparse.Namespace, line_offset: int = 0
 # --emit STAGE: the rest of the ladder from the stage -p left the module at.
 EMIT_STAGES = ("ll", "kernel", "loops", "llvm", "llvm-ir", "llvm-ir-opt", "asm", "opencl")
 _LADDER = ("ll", "kernel", "loops", "llvm")
-_STEP_TO = {"kernel": "fuse,split-reductions,cse,reorder-loops",
+_STEP_TO = {"kernel": "fuse,split-reductions,pack-operands,cse,reorder-loops",
             "loops": "lower-kernels-to-loops", "llvm": "convert-to-llvm"}
 
 

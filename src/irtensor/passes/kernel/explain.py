@@ -17,7 +17,7 @@ from irtensor.dialects.kernel import KernelOp
 from irtensor.passes.kernel.fuse import BOUNDARIES
 
 BEFORE_FUSE = "hl-to-ll,fuse"
-AFTER_FUSE = "split-reductions,cse,reorder-loops"  # the rest of hl-to-kernel
+AFTER_FUSE = "split-reductions,pack-operands,cse,reorder-loops"  # the rest of hl-to-kernel
 
 
 def explain_fusion(module: ModuleOp, function: str = "main") -> str:
