@@ -54,7 +54,7 @@ from xdsl.ir import Attribute, Operation
 from irtensor import dtypes, ir
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.interp import run
-from irtensor.interp.kernel_impls import CASTS, SCALAR_OPS, signless_view
+from irtensor.interp.kernel_impls import CASTS, SCALAR_OPS, signless_view, unsigned_view
 from irtensor.passes.loops.loop_builder import loop_order
 from irtensor.passes.loops.lower_kernels_to_loops import LoweringError, LowerKernelsToLoopsPass
 from irtensor.pipeline import Pipeline, PipelineError
@@ -100,7 +100,9 @@ def numpy_impl(self: InterpreterFunctions, interp: Interpreter, op: Operation,
     values = [to_numpy_scalar(a, v.type) for a, v in zip(args, op.operands, strict=True)]
     t = op.results[0].type
     with np.errstate(all="ignore"):
-        if isinstance(op, CASTS):
+        if isinstance(op, arith.ExtUIOp | arith.UIToFPOp):  # read as unsigned, as the kernel
+            out = unsigned_view(values[0]).astype(dtypes.to_numpy(t))  # interpreter does
+        elif isinstance(op, CASTS):
             out = np.asarray(values[0]).astype(dtypes.to_numpy(t))
         else:
             out = np.asarray(SCALAR_OPS[type(op)](op, *values)).astype(dtypes.to_numpy(t))
@@ -232,6 +234,21 @@ def test_random_unsigned_programs_keep_their_results(program: Program) -> None:
     kernels = program.module.clone()
     Pipeline("hl-to-kernel").run(kernels)
     check(kernels, program.inputs)
+
+
+def test_unsigned_casts_read_the_unsigned_value() -> None:
+    """uitofp and extui of a ui8 of 252 give 252, not -4, in the loops and the kernels."""
+    kernels = to_kernels("""
+func.func @main(%0: tensor<2x2xui8>) -> tensor<2x2xi32> {
+  %1 = hl.cast %0 : tensor<2x2xui8> -> tensor<2x2xf32>
+  %2 = hl.cast %0 : tensor<2x2xui8> -> tensor<2x2xi32>
+  %3 = hl.cast %1 : tensor<2x2xf32> -> tensor<2x2xi32>
+  %4 = hl.add %2, %3 : tensor<2x2xi32>, tensor<2x2xi32> -> tensor<2x2xi32>
+  func.return %4 : tensor<2x2xi32>
+}""")
+    x = np.array([[6, 2], [0, 252]], np.uint8)
+    np.testing.assert_array_equal(run(kernels, [x])[0], 2 * x.astype(np.int32))
+    check(kernels, [x])
 
 
 def with_orders(module: ModuleOp, seed: int) -> ModuleOp:
