@@ -17,6 +17,11 @@ from irtensor.interp import run
 from irtensor.ir import parse
 from irtensor.testing import RTOL, register_profiles
 
+# Schedules follow the host's vector width (irtensor.host); the suite pins the widest, so the
+# schedules the lit files and tests expect do not depend on the machine (subprocesses, such
+# as the lit runs, inherit it). tests/test_host.py checks the host's own width.
+os.environ.setdefault("IRTENSOR_VECTOR_BYTES", "64")
+
 register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 

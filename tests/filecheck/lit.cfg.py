@@ -29,6 +29,9 @@ for var in ("HOME", "TMPDIR", "TMP", "TEMP", "SYSTEMROOT"):
         config.environment[var] = os.environ[var]
 config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
 config.environment["NO_COLOR"] = "1"
+# Schedules follow the host's vector width (irtensor.host); the CHECK lines are written for
+# 64-byte vectors, on every machine.
+config.environment["IRTENSOR_VECTOR_BYTES"] = "64"
 
 # %python: the interpreter running lit (it has numpy and irtensor).
 config.substitutions.append(("%python", f'"{sys.executable}"'))

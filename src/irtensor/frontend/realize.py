@@ -25,7 +25,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from irtensor import ir, settings
+from irtensor import host, ir, settings
 from irtensor.dialects import ll
 from irtensor.dialects.kernel import KernelOp
 from irtensor.frontend import graph as g
@@ -172,7 +172,9 @@ def realize(outputs: Sequence[Node], device: str, pipeline: PipelineLike | None 
     try:
         lowering = settings.device_pipeline_for(device)
         skeleton, consts = g.graph_keys(graph, resolve)
-        where = (skeleton, device, settings.pipeline_key(chosen), settings.pipeline_key(lowering))
+        # the schedules a pipeline gives follow the vector width (irtensor.host)
+        where = (skeleton, device, settings.pipeline_key(chosen), settings.pipeline_key(lowering),
+                 host.vector_bytes())
         results = run_graph(graph, where, consts, device, chosen)
     finally:
         if token is not None:

@@ -242,10 +242,11 @@ def _compile(unit: ModuleOp, lowering: settings.PipelineLike) -> tuple[Any, str]
     """Lower a kernel's unit with the device pipeline (`device-llvm` unless one was chosen)
     and JIT it; the kernel's function is the one `lower-kernels-to-loops` marked."""
     from irtensor.passes.llvm import jit as llvm_jit
-    from irtensor.pipeline import Pipeline
+    from irtensor.pipeline import run_verified_at_end
 
     start = time.perf_counter()
-    Pipeline([lowering] if isinstance(lowering, str | ModulePass) else list(lowering)).run(unit)
+    run_verified_at_end([lowering] if isinstance(lowering, str | ModulePass) else list(lowering),
+                        unit, verify_each=debug_level() >= 1)
     names = [f.sym_name.data for f in unit.walk() if isinstance(f, func.FuncOp | llvm.FuncOp)
              and "irtensor.kernel" in f.attributes]
     if len(names) != 1:

@@ -21,14 +21,13 @@ from xdsl.ir.affine import (
     AffineExpr,
 )
 
-from irtensor import dtypes
+from irtensor import dtypes, host
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import KernelOp
 from irtensor.interp.kernel_impls import eval_expr
 from irtensor.passes.kernel.views import bounds, simplify
 
 LINE_BYTES = 64  # a cache line
-VECTOR_BYTES = 64  # an AVX-512 register: 16 f32 lanes
 CACHE_BYTES = 1 << 20  # L2 of one core: a kernel whose buffers fit is not tiled
 TILE_BYTES = 32 << 10  # L1 of one core: what one tile's working set should fit
 WRITE_FACTOR = 2  # a store reads its cache line, then writes it back
@@ -251,6 +250,7 @@ def smaller_power_of_two(n: int) -> int:
 
 
 def lanes_for(model: KernelModel, dim: int) -> int:
-    """Vector lanes along `dim`: VECTOR_BYTES over the widest element it walks contiguously."""
+    """Vector lanes along `dim`: the host's vector bytes (`irtensor.host`) over the widest
+    element it walks contiguously."""
     walked = contiguous_in(model, dim)
-    return VECTOR_BYTES // max(a.item_bytes for a in walked) if walked else 1
+    return host.vector_bytes() // max(a.item_bytes for a in walked) if walked else 1

@@ -157,8 +157,9 @@ def _extent(model: KernelModel, tiles: Sequence[int], dim: int) -> int:
 def choose_vector(kernel: KernelOp | KernelModel, order: Sequence[int], tiles: Sequence[int],
                   lanes: int = 0) -> int:
     """The innermost loop's vector width: when it walks the write or the main read with
-    stride 1 and runs at least MIN_VECTOR_LENGTH times, `lanes` (0: VECTOR_BYTES over
-    the widest contiguous element) capped by its length, as a power of two; else 1."""
+    stride 1 and runs at least MIN_VECTOR_LENGTH times, `lanes` (0: the host's vector
+    bytes over the widest contiguous element) capped by its length, as a power of two;
+    else 1."""
     model = as_model(kernel)
     if not order:
         return 1
@@ -316,7 +317,8 @@ class ReorderLoops(ModulePass):
     """reorder-loops: give each kernel a schedule (order, tiles, vector, unroll, parallel)
     chosen from its accesses' strides; a schedule already there is kept.
 
-    `vector-width`: lanes of a vector (0: 64 bytes over the element size; 1: no
+    `vector-width`: lanes of a vector (0: the host's vector register, `irtensor.host`,
+    over the element size; 1: no
     vectors). `no-tiles`: never tile. `register-blocks=false`: no register blocks
     for contractions (their schedules as for other kernels). `threads`: cores to
     plan parallel loops for (1: none). `keep-existing`: keep schedules already on

@@ -79,7 +79,7 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     """(tiles, vector, unroll) for a register-blocked contraction, None for other kernels.
 
     The block is `unroll` rows (BLOCK_ROWS, at most the rows' size; `block_rows`) by
-    `vector` columns: BLOCK_VECTORS vectors of `lanes` (0: VECTOR_BYTES over the
+    `vector` columns: BLOCK_VECTORS vectors of `lanes` (0: the host's vector bytes over the
     element size), or all the columns when there are at most twice that many (a
     narrower tail block would have too few accumulators to hide the FMA latency).
     Tiles: the first reduction loop by REDUCTION_TILE when it is longer and the

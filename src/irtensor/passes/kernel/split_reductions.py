@@ -38,13 +38,12 @@ from xdsl.ir.affine import AffineExpr, AffineMap, AffineSet
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from irtensor import dtypes
+from irtensor import dtypes, host
 from irtensor.dialects.kernel import AccessAttr, IndexOp, KernelOp, YieldOp
 from irtensor.passes.kernel.cost_model import model_of
 from irtensor.passes.kernel.views import simplify, substitute, substitute_constraint
 from irtensor.passes.registry import register_pass
 
-VECTOR_BYTES = 64  # an AVX-512 register
 LANE_VECTORS = 4  # independent vector accumulators: enough to hide the add's latency
 
 
@@ -130,13 +129,14 @@ def _plan_lanes(kernel: KernelOp, strides: Sequence[int], item_bytes: int, index
     """The reduction dim the main read walks contiguously and its lane count, if any."""
     if options.lanes == 1:
         return None, 1
-    lanes = options.lanes or LANE_VECTORS * VECTOR_BYTES // item_bytes
+    vector_bytes = host.vector_bytes()
+    lanes = options.lanes or LANE_VECTORS * vector_bytes // item_bytes
     for d in kernel.reduction_dims:
         size = kernel.sizes[d]
         if abs(strides[d]) != 1 or d in indexed:
             continue
         count = _largest_divisor_at_most(size, lanes)
-        if count >= max(2, min(lanes, VECTOR_BYTES // item_bytes)) and size // count >= 2:
+        if count >= max(2, min(lanes, vector_bytes // item_bytes)) and size // count >= 2:
             return d, count
     return None, 1
 
@@ -232,8 +232,8 @@ class SplitReductions(ModulePass):
     `min-length`: reductions shorter than this (points per output element) are
     left alone. `chunks`: when the parallel space has fewer points than this,
     the reduction is cut into chunks until it has about this many (0: never).
-    `lanes`: lanes of the contiguous reduction dim (0: four 64-byte vectors; 1:
-    no lane split). `min-ratio`: the partial buffer must be at most 1/min-ratio
+    `lanes`: lanes of the contiguous reduction dim (0: four of the host's vectors,
+    `irtensor.host`; 1: no lane split). `min-ratio`: the partial buffer must be at most 1/min-ratio
     of the points the kernel reduces.
     """
 

@@ -1,0 +1,47 @@
+"""What the kernel rung's schedulers ask of the host CPU: the width of its vector registers.
+
+Schedules (vector widths, register blocks, reduction lanes) are chosen for the CPU the
+program is compiled on: 64-byte vectors where it has AVX-512, 32 where it has AVX, else 16
+(SSE, NEON). A register block of two vectors by six rows then holds 12 accumulators on
+either (BLIS's 6x32 sgemm kernel on AVX-512, 6x16 on AVX2), instead of AVX-512's 24
+registers' worth of scalars on a 16-register AVX2 CPU, which only made the code twice as
+long to compile. `IRTENSOR_VECTOR_BYTES` (16, 32 or 64) fixes the width: the test suite
+pins it, so that the schedules its lit files print do not depend on the machine.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+VECTOR_BYTES_CHOICES = (16, 32, 64)
+
+
+@functools.cache
+def detected_vector_bytes() -> int:
+    """64 with AVX-512F, 32 with AVX, else 16, from LLVM's reading of the host CPU."""
+    try:
+        import llvmlite.binding as llvm
+
+        features = llvm.get_host_cpu_features()
+    except Exception:  # no llvmlite, or a host LLVM cannot describe: the widest
+        return 64
+    if features.get("avx512f"):
+        return 64
+    if features.get("avx"):
+        return 32
+    return 16
+
+
+def vector_bytes() -> int:
+    """The vector register width schedules are chosen for: `IRTENSOR_VECTOR_BYTES`, else
+    the host's (`detected_vector_bytes`)."""
+    value = os.environ.get("IRTENSOR_VECTOR_BYTES", "").strip()
+    if not value:
+        return detected_vector_bytes()
+    if not value.isdigit() or int(value) not in VECTOR_BYTES_CHOICES:
+        raise ValueError(f"IRTENSOR_VECTOR_BYTES must be one of 16, 32, 64; got {value!r}")
+    return int(value)
+
+
+__all__ = ["VECTOR_BYTES_CHOICES", "detected_vector_bytes", "vector_bytes"]
