@@ -133,3 +133,42 @@ def test_ops_a_pattern_inserts_take_the_location_of_the_op_it_matched() -> None:
     with trace.active() as recorded:  # a later pass's event names the source line too
         Pipeline("fold-constants").run(module)
     assert [(e.pattern, e.location) for e in recorded.events] == [("MulOne", "prog.mlir:5:3")]
+
+
+def test_the_dispatching_applier_tries_only_the_patterns_for_an_op() -> None:
+    """Patterns that declare `op_types` see only those ops, the others see every op, and
+    the first that rewrites wins, in order (GreedyRewritePatternApplier's rule)."""
+    from xdsl.dialects import arith, func
+    from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+    seen: dict[str, list[str]] = {"adds": [], "any": [], "late": []}
+
+    class SeesAdds(RewritePattern):
+        op_types = (arith.AddfOp,)
+
+        def match_and_rewrite(self, op, rewriter: PatternRewriter, /) -> None:  # type: ignore[no-untyped-def]
+            seen["adds"].append(op.name)
+            rewriter.replace(op, arith.SubfOp(op.operands[0], op.operands[1]))
+
+    class SeesAny(RewritePattern):
+        def match_and_rewrite(self, op, rewriter: PatternRewriter, /) -> None:  # type: ignore[no-untyped-def]
+            seen["any"].append(op.name)
+
+    class Late(RewritePattern):
+        op_types = (arith.AddfOp, arith.MulfOp)
+
+        def match_and_rewrite(self, op, rewriter: PatternRewriter, /) -> None:  # type: ignore[no-untyped-def]
+            seen["late"].append(op.name)
+
+    module = parse("""
+func.func @f(%a: f32, %b: f32) -> f32 {
+  %s = arith.addf %a, %b : f32
+  %m = arith.mulf %s, %b : f32
+  func.return %m : f32
+}""")
+    trace.rewrite_module(module, [SeesAdds(), SeesAny(), Late()])
+    ops = [op.name for op in module.walk() if not isinstance(op, func.FuncOp)][1:]
+    assert ops == ["arith.subf", "arith.mulf", "func.return"]
+    assert seen["adds"] == ["arith.addf"]  # once: it rewrote, so no later pattern saw it
+    assert "arith.addf" not in seen["late"] and "arith.mulf" in seen["late"]
+    assert {"arith.mulf", "func.return", "arith.subf"} <= set(seen["any"])

@@ -149,6 +149,8 @@ class FuncToLLVMFunc(RewritePattern):
 class BranchToLLVM(RewritePattern):
     """cf.br -> llvm.br (block arguments become phi nodes in LLVM IR)."""
 
+    op_types = (cf.BranchOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
@@ -158,6 +160,8 @@ class BranchToLLVM(RewritePattern):
 
 class CondBranchToLLVM(RewritePattern):
     """cf.cond_br -> llvm.cond_br."""
+
+    op_types = (cf.ConditionalBranchOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.ConditionalBranchOp, rewriter: PatternRewriter) -> None:
@@ -170,6 +174,8 @@ class CondBranchToLLVM(RewritePattern):
 class ReturnToLLVM(RewritePattern):
     """func.return -> llvm.return."""
 
+    op_types = (func.ReturnOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
@@ -180,6 +186,8 @@ class ReturnToLLVM(RewritePattern):
 
 class CallToLLVM(RewritePattern):
     """func.call -> llvm.call (memref arguments passed as pointers)."""
+
+    op_types = (func.CallOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:

@@ -186,6 +186,8 @@ def float_to_int(e: Emitter, v: SSAValue, src: Attribute, dst: Attribute, signed
 class ConstantToLLVM(RewritePattern):
     """arith.constant -> llvm.mlir.constant (floats rounded to their type; bf16 as f32)."""
 
+    op_types = (arith.ConstantOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
@@ -216,6 +218,8 @@ FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
 class FloatBinaryToLLVM(RewritePattern):
     """addf subf mulf divf -> fadd fsub fmul fdiv (bf16: in f32, then rounded)."""
 
+    op_types = tuple(FLOAT_BINARY)
+
     contract: bool = False
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -232,6 +236,8 @@ class FloatBinaryToLLVM(RewritePattern):
 class NegfToLLVM(RewritePattern):
     """negf -> fneg (exact in every type)."""
 
+    op_types = (arith.NegfOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.NegfOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
@@ -241,6 +247,8 @@ class NegfToLLVM(RewritePattern):
 class MaxMinFToLLVM(RewritePattern):
     """maximumf/minimumf -> fcmp + select, as np.maximum/np.minimum: NaN propagates;
     on equal operands the second is returned (the first for f16)."""
+
+    op_types = (arith.MaximumfOp, arith.MinimumfOp)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.MaximumfOp | arith.MinimumfOp,
@@ -259,6 +267,8 @@ class MaxMinFToLLVM(RewritePattern):
 class MaxMinNumFToLLVM(RewritePattern):
     """maxnumf/minnumf -> llvm.maxnum/llvm.minnum (a NaN operand is ignored)."""
 
+    op_types = (arith.MaxnumfOp, arith.MinnumfOp)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.MaxnumfOp | arith.MinnumfOp,
                           rewriter: PatternRewriter) -> None:
@@ -272,6 +282,8 @@ class MaxMinNumFToLLVM(RewritePattern):
 
 class CmpfToLLVM(RewritePattern):
     """cmpf -> fcmp (same predicate numbering); `false`/`true` become constants."""
+
+    op_types = (arith.CmpfOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.CmpfOp, rewriter: PatternRewriter) -> None:
@@ -300,6 +312,8 @@ INT_BINARY: dict[type[Operation], type[Operation]] = {
 class IntBinaryToLLVM(RewritePattern):
     """addi subi muli andi ori xori -> add sub mul and or xor (wrapping, as numpy)."""
 
+    op_types = tuple(INT_BINARY)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         new = INT_BINARY.get(type(op))
         if new is None:
@@ -318,6 +332,8 @@ SHIFTS: dict[type[Operation], type[Operation]] = {
 class ShiftToLLVM(RewritePattern):
     """shli shrui shrsi -> shl lshr ashr; a shift by >= the width gives what numpy gives
     (0, or -1 for a negative value shifted right arithmetically)."""
+
+    op_types = tuple(SHIFTS)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         new = SHIFTS.get(type(op))
@@ -347,6 +363,8 @@ INT_MAX_MIN: dict[type[Operation], str] = {
 class IntMaxMinToLLVM(RewritePattern):
     """maxsi minsi maxui minui -> icmp + select."""
 
+    op_types = tuple(INT_MAX_MIN)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         predicate = INT_MAX_MIN.get(type(op))
         if predicate is None:
@@ -362,6 +380,8 @@ SIGNED_DIVISIONS = (arith.DivSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp, arith.
 class SignedDivisionToLLVM(RewritePattern):
     """divsi floordivsi ceildivsi remsi -> sdiv/srem with the adjustments; b == 0 gives 0
     and b == -1 is computed without dividing (`INT_MIN / -1` wraps)."""
+
+    op_types = SIGNED_DIVISIONS
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, SIGNED_DIVISIONS):
@@ -394,6 +414,8 @@ class SignedDivisionToLLVM(RewritePattern):
 class UnsignedDivisionToLLVM(RewritePattern):
     """divui remui -> udiv urem; b == 0 gives 0."""
 
+    op_types = (arith.DivUIOp, arith.RemUIOp)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.DivUIOp | arith.RemUIOp,
                           rewriter: PatternRewriter) -> None:
@@ -411,6 +433,8 @@ class UnsignedDivisionToLLVM(RewritePattern):
 class CmpiToLLVM(RewritePattern):
     """cmpi -> icmp (arith and llvm number the predicates alike)."""
 
+    op_types = (arith.CmpiOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.CmpiOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
@@ -421,6 +445,8 @@ class CmpiToLLVM(RewritePattern):
 
 class SelectToLLVM(RewritePattern):
     """select -> llvm.select."""
+
+    op_types = (arith.SelectOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
@@ -436,6 +462,8 @@ class FloatCastToLLVM(RewritePattern):
     """extf truncf -> fpext fptrunc, or the bf16 rounding, or f64 -> f16 through f32
     rounded to odd."""
 
+    op_types = (arith.ExtFOp, arith.TruncFOp)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ExtFOp | arith.TruncFOp,
                           rewriter: PatternRewriter) -> None:
@@ -446,6 +474,8 @@ class FloatCastToLLVM(RewritePattern):
 class IntToFloatToLLVM(RewritePattern):
     """sitofp uitofp -> sitofp (to f32 or f64, then rounded to f16/bf16); unsigned
     values zero-extend first (an i64 is halved and doubled)."""
+
+    op_types = (arith.SIToFPOp, arith.UIToFPOp)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.SIToFPOp | arith.UIToFPOp,
@@ -458,6 +488,8 @@ class IntToFloatToLLVM(RewritePattern):
 class FloatToIntToLLVM(RewritePattern):
     """fptosi fptoui -> llvm.fptosi.sat / llvm.fptoui.sat (+ numpy's INT_MIN for
     NaN and out-of-range values in fptosi)."""
+
+    op_types = (arith.FPToSIOp, arith.FPToUIOp)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.FPToSIOp | arith.FPToUIOp,
@@ -473,6 +505,8 @@ INT_CASTS = (arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.IndexCastOp)
 
 class IntCastToLLVM(RewritePattern):
     """extsi extui trunci index_cast -> sext zext trunc (index is i64)."""
+
+    op_types = INT_CASTS
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, INT_CASTS):
@@ -493,6 +527,8 @@ class IntCastToLLVM(RewritePattern):
 
 class BitcastToLLVM(RewritePattern):
     """arith.bitcast -> llvm.bitcast (bf16 <-> i16 through the bf16 bits)."""
+
+    op_types = (arith.BitcastOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.BitcastOp, rewriter: PatternRewriter) -> None:

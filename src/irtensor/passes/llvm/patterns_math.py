@@ -72,6 +72,8 @@ class UnaryMathToLLVM(RewritePattern):
     and sqrt floor ceil tanh trunc round roundeven absf rsqrt -> llvm intrinsics
     (f16/bf16 computed in f32 and rounded back)."""
 
+    op_types = (*UNARY_OPS, *UNARY_INTRINSICS, math.AbsFOp, math.RsqrtOp)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not (type(op) in UNARY_OPS or type(op) in UNARY_INTRINSICS
                 or isinstance(op, math.AbsFOp | math.RsqrtOp)):
@@ -100,6 +102,8 @@ class UnaryMathToLLVM(RewritePattern):
 class BinaryMathToLLVM(RewritePattern):
     """powf copysign -> llvm.intr.pow llvm.intr.copysign."""
 
+    op_types = tuple(BINARY_OPS)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         new = BINARY_OPS.get(type(op))
         if new is None:
@@ -112,6 +116,8 @@ class BinaryMathToLLVM(RewritePattern):
 
 class FmaToLLVM(RewritePattern):
     """math.fma -> llvm.intr.fma (one rounding; f16/bf16 round the f32 result)."""
+
+    op_types = (math.FmaOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: math.FmaOp, rewriter: PatternRewriter) -> None:

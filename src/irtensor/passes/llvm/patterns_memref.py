@@ -74,6 +74,8 @@ def element_pointer(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -
 class LoadToLLVM(RewritePattern):
     """memref.load -> getelementptr inbounds + llvm.load (i1 from a byte, bf16 from i16)."""
 
+    op_types = (memref.LoadOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
@@ -89,6 +91,8 @@ class LoadToLLVM(RewritePattern):
 
 class StoreToLLVM(RewritePattern):
     """memref.store -> getelementptr inbounds + llvm.store (i1 as a byte, bf16 as i16)."""
+
+    op_types = (memref.StoreOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter) -> None:
@@ -166,6 +170,8 @@ class AllocToLLVM(RewritePattern):
     """memref.alloc/alloca -> llvm.alloca at the top of the function (planned stack
     slots) or a call to malloc (the rest)."""
 
+    op_types = (memref.AllocOp, memref.AllocaOp)
+
     plan: AllocPlan
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -190,6 +196,8 @@ class AllocToLLVM(RewritePattern):
 @dataclass
 class DeallocToLLVM(RewritePattern):
     """memref.dealloc -> call to free (nothing for a stack slot)."""
+
+    op_types = (memref.DeallocOp,)
 
     plan: AllocPlan
 
