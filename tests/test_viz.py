@@ -46,7 +46,7 @@ def test_the_page_holds_every_stage_and_kernel(tmp_path: Path) -> None:
     text = page.read_text()
     kernels = viz.kernel_rows(conv_module(), "hl-to-kernel", time_kernels=False)
     assert len(kernels) == 6
-    assert text.count('<div class="stage"') == 11
+    assert text.count('<div class="stage"') == 12  # the input and each pass of hl-to-kernel
     for row in kernels:
         assert f'id="row-{row.label[1:]}"' in text and row.name in text
         assert f'id="kernel_{row.label[1:]}"' in text  # its node in the graph
@@ -89,7 +89,7 @@ def test_headless_chromium_loads_the_page_without_errors(tmp_path: Path) -> None
     assert body is not None and 'data-ready="yes"' in body.group(0), body
     assert "data-errors" not in body.group(0)
     assert not re.search(r"CONSOLE.*(Uncaught|Error)", dom.stderr)
-    assert "6 kernels" in dom.stdout and "11 stages" in dom.stdout
+    assert "6 kernels" in dom.stdout and "12 stages" in dom.stdout
     shot = tmp_path / "conv.png"
     subprocess.run([CHROMIUM, *HEADLESS, f"--user-data-dir={profile}", "--hide-scrollbars",
                     "--window-size=1400,1100", f"--screenshot={shot}", page.as_uri()],

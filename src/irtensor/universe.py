@@ -21,7 +21,8 @@ from xdsl.universe import Universe
 
 PASS_NAMES = (
     "conv-to-mul-sum", "convert-to-llvm", "decompose-hlops", "fold-constants", "fuse", "grad",
-    "lower-kernels-to-loops", "lower-to-opencl", "reorder-loops", "split-reductions",
+    "lower-kernels-to-loops", "lower-to-opencl", "pack-operands", "reorder-loops",
+    "split-reductions",
 )
 
 
