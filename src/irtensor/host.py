@@ -5,8 +5,9 @@ program is compiled on: 64-byte vectors where it has AVX-512, 32 where it has AV
 (SSE, NEON). A register block of two vectors by six rows then holds 12 accumulators on
 either (BLIS's 6x32 sgemm kernel on AVX-512, 6x16 on AVX2). AVX-512's block on a
 16-register AVX2 CPU is 24 registers' worth: measured there, a 1024^3 matmul took 101 ms
-against 60 with the host's block, and twice as long to compile. `IRTENSOR_VECTOR_BYTES` (16, 32 or 64) fixes the width: the test suite
-pins it, so that the schedules its lit files print do not depend on the machine.
+against 60 with the host's block, and twice as long to compile. `IRTENSOR_VECTOR_BYTES`
+(16, 32 or 64) fixes the width: the test suite pins it, so that the schedules its lit
+files print do not depend on the machine.
 """
 
 from __future__ import annotations
