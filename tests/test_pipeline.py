@@ -157,6 +157,19 @@ def test_verification_can_be_turned_off() -> None:
     assert "tensor<5xf32>" in ir.to_text(module)
 
 
+def test_verified_at_end_still_names_the_pass_that_broke_the_ir() -> None:
+    """A device pipeline verifies once at the end; on a failure it runs again, verifying
+    after each pass, so the error names the pass, and the input was not consumed."""
+    from irtensor.pipeline import run_verified_at_end
+
+    with pytest.raises(PipelineError, match="IR after pass 'test-break-types' does not verify"):
+        run_verified_at_end("cse,test-break-types,dce", ir.parse(PROGRAM))
+    module = ir.parse(PROGRAM)
+    run_verified_at_end("cse,dce", module)
+    ir.verify(module)
+    assert ops_of(module) == ops_of(run("cse,dce")[0])
+
+
 def test_a_crashing_pass_is_named_and_leaves_a_reproducer(tmp_path: Path) -> None:
     with pytest.raises(PipelineError, match="pass 'test-crash' failed: RuntimeError: boom"):
         run("cse,test-crash,dce", dump_dir=tmp_path)

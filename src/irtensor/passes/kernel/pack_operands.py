@@ -35,7 +35,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from irtensor import dtypes
 from irtensor.dialects._base import element_of, shape_of
-from irtensor.dialects.kernel import AccessAttr, KernelOp, YieldOp
+from irtensor.dialects.kernel import AccessAttr, KernelOp, YieldOp, identity_access
 from irtensor.passes.kernel.cost_model import KernelModel, model_of
 from irtensor.passes.registry import register_pass
 
@@ -104,12 +104,12 @@ def pack_kernel(value: SSAValue, permutation: tuple[int, ...]) -> KernelOp:
     rank = len(packed)
     element = element_of(value)
     # axis a of the input is read at the copy's dimension q where permutation[q] == a
-    read = AffineMap(rank, 0, tuple(AffineDimExpr(permutation.index(a)) for a in range(rank)))
+    read = identity_access(rank, [permutation.index(a) for a in range(rank)])
     body = Block(arg_types=[dtypes.signless(element)])
     body.add_op(YieldOp(body.args[0]))
     return KernelOp(
         name="pack_" + "_".join(map(str, packed)), inputs=[value], space=packed,
-        reads=[AccessAttr(read)], writes=AffineMap.identity(rank),
+        reads=[read], writes=AffineMap.identity(rank),
         result_type=TensorType(element, packed), body=Region(body),
     )
 
