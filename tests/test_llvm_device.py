@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from xdsl.dialects.builtin import f32, f64, i1, i32, i64
 
-from irtensor import Tensor, interp, runtime
+from irtensor import Tensor, interp, ir, runtime
 from irtensor.pipeline import Pipeline
 from irtensor.runtime import cache, llvm_device
 from irtensor.testing import Program, assert_same_results, programs
@@ -90,6 +90,76 @@ def test_a_repeated_program_runs_no_pipeline_and_compiles_nothing() -> None:
     assert after["pipeline_runs"] == before["pipeline_runs"]
     assert after["kernels_compiled"] == before["kernels_compiled"]
     assert after["programs_cached"] == before["programs_cached"] + 3
+
+
+def kernels_of(program: str) -> list:
+    from irtensor import ir
+    from irtensor.dialects.kernel import KernelOp
+
+    module = ir.parse(program)
+    Pipeline("hl-to-kernel").run(module)
+    return [op for op in module.walk() if isinstance(op, KernelOp)]
+
+
+BATCH = """
+func.func @main(%a: tensor<64x48xf32>, %b: tensor<48x32xf32>) -> tensor<64x32xf32> {
+  %e = hl.exp %a : tensor<64x48xf32>
+  %m = hl.matmul %e, %b : tensor<64x48xf32>, tensor<48x32xf32> -> tensor<64x32xf32>
+  %r = hl.relu %m : tensor<64x32xf32>
+  func.return %r : tensor<64x32xf32>
+}
+"""
+
+
+def test_a_batch_compiles_each_distinct_kernel_once_and_runs_like_one_at_a_time() -> None:
+    kernels = kernels_of(BATCH)
+    twice = [*kernels, kernels_of(BATCH)[0]]  # the same kernel again, as another op
+    before = runtime.stats()["kernels_compiled"]
+    batch = llvm_device.compile_kernels(twice)
+    assert runtime.stats()["kernels_compiled"] == before + len(kernels)
+    assert batch[-1] is batch[0]
+    assert [k.name for k in batch] == [op.sym_name.data for op in twice]
+    assert llvm_device.compile_kernels(twice) == batch  # remembered by the ops
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((64, 48)).astype(np.float32)
+    b = rng.standard_normal((48, 32)).astype(np.float32)
+    module = ir.parse(BATCH)
+    Pipeline("hl-to-kernel").run(module)
+    np.testing.assert_allclose(llvm_device.run(module, [a, b])[0],
+                               np.maximum(np.exp(a) @ b, 0), rtol=2e-5, atol=2e-4)
+
+
+def test_a_batch_raises_what_a_kernel_s_compile_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    from irtensor.passes.llvm import jit as llvm_jit
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("LLVM refused the module")
+
+    monkeypatch.setattr(llvm_jit, "_compile_text", broken)
+    unseen = BATCH.replace("64x", "61x")  # kernels no cache holds
+    with pytest.raises(RuntimeError, match="LLVM refused"):
+        llvm_device.compile_kernels(kernels_of(unseen))
+
+
+def test_a_forked_child_compiles_in_a_thread_of_its_own() -> None:
+    llvm_device.compile_kernels(kernels_of(BATCH))  # the parent's compile thread exists
+    code = textwrap.dedent("""
+        import os, sys, numpy as np
+        sys.path.insert(0, {src!r})
+        from irtensor import Tensor
+        from irtensor.runtime import llvm_device
+        x = Tensor(np.arange(4, dtype=np.float32), device="llvm")
+        (x + 1).numpy()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if ((x * 5 - 2).numpy() == np.arange(4) * 5 - 2).all() else 3)
+        _, status = os.waitpid(pid, 0)
+        print(os.waitstatus_to_exitcode(status))
+    """).format(src=str(SRC))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0"]
 
 
 SCRIPT = textwrap.dedent("""

@@ -6,10 +6,13 @@ or another process is not compiled again. Compiled kernels are kept in memory up
 to `IRTENSOR_KERNEL_CACHE_MB` (an estimate: the object code, its IR texts and what
 an execution engine costs) and on disk as object code with the kernel's name and
 signature, checked against the kernel asked for before the code is loaded
-(`runtime.cache`). The executor runs a program's
-kernels in order on numpy buffers, splits the outermost loop across threads
-when the schedule marks it parallel, and drops intermediates after their last
-reader.
+(`runtime.cache`). A program's new kernels compile as a pipeline: while LLVM
+makes one kernel's machine code in a thread of its own (its calls release the
+GIL), this thread lowers the next one (Python), so on two cores the program's
+first run waits for about the larger of the two, not their sum. The executor
+runs a program's kernels in order on numpy buffers, splits the outermost loop
+across threads when the schedule marks it parallel, and drops intermediates
+after their last reader.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import threading
 import time
 import weakref
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +120,7 @@ _BY_OP: weakref.WeakKeyDictionary[KernelOp, CompiledKernel] = weakref.WeakKeyDic
 
 
 def compile_kernel(kernel: KernelOp) -> CompiledKernel:
-    return cache.remembered(_BY_OP, kernel, _compile_kernel)
+    return cache.remembered(_BY_OP, kernel, lambda op: _finish(_start(op, None)))
 
 
 def forget(module: ModuleOp) -> None:
@@ -129,24 +132,99 @@ def forget(module: ModuleOp) -> None:
             _BY_OP.pop(op, None)
 
 
-def _compile_kernel(kernel: KernelOp) -> CompiledKernel:
+def compile_kernels(kernels: Sequence[KernelOp]) -> list[CompiledKernel]:
+    """`compile_kernel` of each, LLVM compiling one kernel in a thread of its own while this
+    one lowers the next (the lowering is Python; LLVM's calls release the GIL)."""
+    started: dict[str, _Pending | CompiledKernel] = {}
+    order: list[_Pending | CompiledKernel] = []
+    for op in kernels:
+        if (known := _BY_OP.get(op)) is not None:
+            STATS.cache_hits_memory += 1
+            order.append(known)
+            continue
+        made = _start(op, _compiler(), started)
+        order.append(made)
+    done: dict[int, CompiledKernel] = {}
+    compiled = []
+    for op, made in zip(kernels, order, strict=True):
+        if isinstance(made, _Pending):
+            if id(made) not in done:
+                done[id(made)] = _finish(made)
+            made = done[id(made)]
+        _BY_OP[op] = made
+        compiled.append(made)
+    return compiled
+
+
+@dataclass
+class _Pending:
+    """A kernel lowered to LLVM IR whose machine code is being made."""
+
+    kernel: KernelOp
+    key: str
+    unit: str
+    name: str
+    jit: Future[Any]
+    lowering_seconds: float
+
+
+_COMPILERS: list[ThreadPoolExecutor] = []
+# A forked child has no thread behind the parent's executor: it would wait forever.
+os.register_at_fork(after_in_child=_COMPILERS.clear)
+
+
+def _compiler() -> ThreadPoolExecutor:
+    with _LOCK:
+        if not _COMPILERS:
+            _COMPILERS.append(ThreadPoolExecutor(1, thread_name_prefix="irtensor-llvm"))
+    return _COMPILERS[0]
+
+
+def _start(kernel: KernelOp, executor: ThreadPoolExecutor | None,
+           started: dict[str, _Pending | CompiledKernel] | None = None
+           ) -> _Pending | CompiledKernel:
+    """The kernel from the memory or disk cache, else lowered and handed to LLVM
+    (`executor`; None: compiled before returning). `started`: the kernels of this batch
+    by key, so a kernel that occurs twice compiles once."""
     from irtensor.passes.llvm import jit as llvm_jit
 
     unit = compile_unit(kernel)
     text = ir.to_text(unit)
     lowering = settings.device_pipeline_for("llvm")
     key = cache.key_of(text, llvm_jit.target_description(), repr(settings.pipeline_key(lowering)))
+    if started is not None and (same := started.get(key)) is not None:
+        return same
     if (known := _MEMORY.get(key)) is not None:
         STATS.cache_hits_memory += 1
         return known
-    outer_size, splittable = outer_loop(kernel)
     jit, name = _from_disk(key, kernel)
-    if jit is None:
-        jit, name = _compile(unit, lowering)
-        _store(key, kernel, jit, name)
-        jit = _lean(jit)
+    if jit is not None:
+        made: _Pending | CompiledKernel = _compiled(kernel, jit, name, text, key)
+    else:
+        start = time.perf_counter()
+        name = _lower(unit, lowering)
+        future = llvm_jit.compile_module_later(unit, executor)
+        made = _Pending(kernel, key, text, name, future, time.perf_counter() - start)
+    if started is not None:
+        started[key] = made
+    return made
+
+
+def _finish(made: _Pending | CompiledKernel) -> CompiledKernel:
+    if isinstance(made, CompiledKernel):
+        return made
+    jit = made.jit.result()
+    STATS.kernels_compiled += 1
+    STATS.seconds_compiling += made.lowering_seconds + jit.timings["optimize"] \
+        + jit.timings["codegen"]
+    _store(made.key, made.kernel, jit, made.name)
+    return _compiled(made.kernel, _lean(jit), made.name, made.unit, made.key)
+
+
+def _compiled(kernel: KernelOp, jit: Any, name: str, unit: str, key: str) -> CompiledKernel:
+    outer_size, splittable = outer_loop(kernel)
     compiled = CompiledKernel(kernel.sym_name.data, jit.function(name), outer_size, splittable,
-                              jit, text)
+                              jit, unit)
     _MEMORY.put(key, compiled)
     return compiled
 
@@ -238,13 +316,11 @@ def _checked_meta(meta: dict[str, Any], kernel: KernelOp) -> tuple[str, tuple[An
     return name, params, texts  # type: ignore[return-value]
 
 
-def _compile(unit: ModuleOp, lowering: settings.PipelineLike) -> tuple[Any, str]:
-    """Lower a kernel's unit with the device pipeline (`device-llvm` unless one was chosen)
-    and JIT it; the kernel's function is the one `lower-kernels-to-loops` marked."""
-    from irtensor.passes.llvm import jit as llvm_jit
+def _lower(unit: ModuleOp, lowering: settings.PipelineLike) -> str:
+    """Lower a kernel's unit with the device pipeline (`device-llvm` unless one was chosen);
+    the name of the kernel's function, the one `lower-kernels-to-loops` marked."""
     from irtensor.pipeline import run_verified_at_end
 
-    start = time.perf_counter()
     run_verified_at_end([lowering] if isinstance(lowering, str | ModulePass) else list(lowering),
                         unit, verify_each=debug_level() >= 1)
     names = [f.sym_name.data for f in unit.walk() if isinstance(f, func.FuncOp | llvm.FuncOp)
@@ -253,10 +329,7 @@ def _compile(unit: ModuleOp, lowering: settings.PipelineLike) -> tuple[Any, str]
         raise ValueError(f"device llvm: the device pipeline left {len(names)} functions marked "
                          "irtensor.kernel in a kernel's module; expected one (does it run "
                          "lower-kernels-to-loops?)")
-    jit = llvm_jit.compile_module(unit)
-    STATS.kernels_compiled += 1
-    STATS.seconds_compiling += time.perf_counter() - start
-    return jit, names[0]
+    return names[0]
 
 
 def call(kernel: CompiledKernel, arrays: Sequence[np.ndarray], out: np.ndarray) -> None:
@@ -361,13 +434,13 @@ class Plan:
             raise ValueError(f"@{fn} has no func.return")
         last_use = {slot[v]: i for i, op in enumerate(kernels) for v in op.inputs}
         steps = []
-        for i, op in enumerate(kernels):
+        for i, (op, code) in enumerate(zip(kernels, compile_kernels(kernels), strict=True)):
             t = op.res.type
             assert isinstance(t, TensorType)
             free = tuple(sorted({slot[v] for v in op.inputs
                                  if last_use[slot[v]] == i and slot[v] >= len(block.args)
                                  and slot[v] not in results}))
-            steps.append(Step(compile_kernel(op), tuple(slot[v] for v in op.inputs),
+            steps.append(Step(code, tuple(slot[v] for v in op.inputs),
                               slot[op.res], tuple(t.get_shape()),
                               np.dtype(dtypes.to_numpy(t.element_type)), free, weakref.ref(op)))
         inputs = tuple((tuple(shape_of(a)), np.dtype(dtypes.to_numpy(element_of(a))))

@@ -31,6 +31,7 @@ import threading
 import time
 import weakref
 from collections.abc import Mapping
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -426,6 +427,17 @@ def compile_module(module: ModuleOp | str, *, opt_level: int = 3,
     (-1: 512 where AVX-512 exists; None: the CPU model's own preference).
     `kernels_only` (default: when the module has kernels) drops other functions.
     """
+    return compile_module_later(module, None, opt_level=opt_level, vector_width=vector_width,
+                                kernels_only=kernels_only).result()
+
+
+def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
+                         opt_level: int = 3, vector_width: int | None = -1,
+                         kernels_only: bool | None = None) -> Future[JitModule]:
+    """`compile_module`, with LLVM's share (optimising, machine code) run by `executor`
+    (None: here, before returning). The lowering to LLVM IR text is Python and runs in
+    the caller; LLVM's calls release the GIL, so the caller can lower the next module
+    while `executor` compiles this one."""
     start = time.perf_counter()
     if isinstance(module, str):
         text, signatures = module, {}
@@ -436,11 +448,23 @@ def compile_module(module: ModuleOp | str, *, opt_level: int = 3,
     if vector_width == -1:
         vector_width = host_target().default_vector_width()
     _check_half(text)
-    with _LOCK:  # llvmlite's module parsing and pass managers share LLVM's global context
-        jit = _compile_text(text, signatures, opt_level, vector_width)
-    jit.timings["lower"] = lowered_at - start
-    jit.timings["total"] = time.perf_counter() - start
-    return jit
+
+    def compile_text() -> JitModule:
+        with _LOCK:  # llvmlite's module parsing and pass managers share LLVM's global context
+            jit = _compile_text(text, signatures, opt_level, vector_width)
+        jit.timings["lower"] = lowered_at - start
+        jit.timings["total"] = jit.timings["lower"] + jit.timings["optimize"] \
+            + jit.timings["codegen"]
+        return jit
+
+    if executor is not None:
+        return executor.submit(compile_text)
+    done: Future[JitModule] = Future()
+    try:
+        done.set_result(compile_text())
+    except BaseException as e:
+        done.set_exception(e)
+    return done
 
 
 def _compile_text(text: str, signatures: dict[str, Any], opt_level: int,
