@@ -120,7 +120,7 @@ _BY_OP: weakref.WeakKeyDictionary[KernelOp, CompiledKernel] = weakref.WeakKeyDic
 
 
 def compile_kernel(kernel: KernelOp) -> CompiledKernel:
-    return cache.remembered(_BY_OP, kernel, lambda op: _finish(_start(op, None)))
+    return cache.remembered(_BY_OP, kernel, lambda op: compile_kernels([op])[0])
 
 
 def forget(module: ModuleOp) -> None:
@@ -133,39 +133,57 @@ def forget(module: ModuleOp) -> None:
 
 
 def compile_kernels(kernels: Sequence[KernelOp]) -> list[CompiledKernel]:
-    """`compile_kernel` of each, LLVM compiling one kernel in a thread of its own while this
-    one lowers the next (the lowering is Python; LLVM's calls release the GIL)."""
-    started: dict[str, _Pending | CompiledKernel] = {}
-    order: list[_Pending | CompiledKernel] = []
+    """`compile_kernel` of each. The new ones compile on every core: shared with the compile
+    workers when there are enough (`runtime.compile_pool`), and here as a pipeline, LLVM
+    compiling one kernel in a thread while this one lowers the next (the lowering is
+    Python; LLVM's calls release the GIL). A kernel that occurs twice compiles once."""
+    found: list[CompiledKernel | str] = []  # compiled, or the key of a kernel to compile
+    todo: dict[str, _Todo] = {}
     for op in kernels:
         if (known := _BY_OP.get(op)) is not None:
             STATS.cache_hits_memory += 1
-            order.append(known)
+            found.append(known)
             continue
-        made = _start(op, _compiler(), started)
-        order.append(made)
-    done: dict[int, CompiledKernel] = {}
-    compiled = []
-    for op, made in zip(kernels, order, strict=True):
-        if isinstance(made, _Pending):
-            if id(made) not in done:
-                done[id(made)] = _finish(made)
-            made = done[id(made)]
-        _BY_OP[op] = made
-        compiled.append(made)
+        probe = _probe(op, todo)
+        if isinstance(probe, _Todo):
+            todo.setdefault(probe.key, probe)
+            found.append(probe.key)
+        else:
+            found.append(probe)
+    made = _compile_all(list(todo.values()))
+    compiled = [made[slot] if isinstance(slot, str) else slot for slot in found]
+    for op, kernel in zip(kernels, compiled, strict=True):
+        _BY_OP[op] = kernel
     return compiled
 
 
 @dataclass
-class _Pending:
-    """A kernel lowered to LLVM IR whose machine code is being made."""
+class _Todo:
+    """A kernel no cache holds: its compile unit, as text (the cache key's source)."""
 
     kernel: KernelOp
+    unit: ModuleOp
+    text: str
     key: str
-    unit: str
+    lowering: settings.PipelineLike
+
+
+@dataclass
+class _Pending:
+    """A kernel lowered to LLVM IR here whose machine code is being made."""
+
+    todo: _Todo
     name: str
     jit: Future[Any]
     lowering_seconds: float
+
+
+@dataclass
+class _Remote:
+    """A kernel a compile worker took."""
+
+    todo: _Todo
+    answer: Future[tuple[Any, ...]]
 
 
 _COMPILERS: list[ThreadPoolExecutor] = []
@@ -180,45 +198,79 @@ def _compiler() -> ThreadPoolExecutor:
     return _COMPILERS[0]
 
 
-def _start(kernel: KernelOp, executor: ThreadPoolExecutor | None,
-           started: dict[str, _Pending | CompiledKernel] | None = None
-           ) -> _Pending | CompiledKernel:
-    """The kernel from the memory or disk cache, else lowered and handed to LLVM
-    (`executor`; None: compiled before returning). `started`: the kernels of this batch
-    by key, so a kernel that occurs twice compiles once."""
+def _probe(kernel: KernelOp, todo: dict[str, _Todo]) -> CompiledKernel | _Todo:
+    """The kernel from the memory or disk cache, else what compiling it takes."""
     from irtensor.passes.llvm import jit as llvm_jit
 
     unit = compile_unit(kernel)
     text = ir.to_text(unit)
     lowering = settings.device_pipeline_for("llvm")
     key = cache.key_of(text, llvm_jit.target_description(), repr(settings.pipeline_key(lowering)))
-    if started is not None and (same := started.get(key)) is not None:
+    if (same := todo.get(key)) is not None:
         return same
     if (known := _MEMORY.get(key)) is not None:
         STATS.cache_hits_memory += 1
         return known
     jit, name = _from_disk(key, kernel)
     if jit is not None:
-        made: _Pending | CompiledKernel = _compiled(kernel, jit, name, text, key)
+        return _compiled(kernel, jit, name, text, key)
+    return _Todo(kernel, unit, text, key, lowering)
+
+
+def _compile_all(todo: list[_Todo]) -> dict[str, CompiledKernel]:
+    from irtensor.runtime import compile_pool
+
+    pending: list[_Pending | _Remote] = []
+    workers = compile_pool.pool() if len(todo) >= compile_pool.MIN_KERNELS \
+        and _shareable(todo) else None
+    if workers is None:
+        pending = [_start(t, _compiler()) for t in todo]
     else:
-        start = time.perf_counter()
-        name = _lower(unit, lowering)
-        future = llvm_jit.compile_module_later(unit, executor)
-        made = _Pending(kernel, key, text, name, future, time.perf_counter() - start)
-    if started is not None:
-        started[key] = made
-    return made
+        batch = workers.share([compile_pool.request(t.text, str(t.lowering)) for t in todo])
+        while (index := batch.take()) is not None:
+            pending.append(_start(todo[index], _compiler()))
+        pending += [_Remote(todo[i], batch.answers[i]) for i in sorted(batch.remote)]
+    return {p.todo.key: _finish(p) for p in pending}
 
 
-def _finish(made: _Pending | CompiledKernel) -> CompiledKernel:
-    if isinstance(made, CompiledKernel):
-        return made
+def _shareable(todo: list[_Todo]) -> bool:
+    """Whether a worker would lower these kernels as this process does: the registered
+    device pipeline (a user's passes exist only here), no trace or debug output."""
+    return all(t.lowering == "device-llvm" for t in todo) and debug_level() == 0 \
+        and settings.active_trace() is None
+
+
+def _start(todo: _Todo, executor: ThreadPoolExecutor | None) -> _Pending:
+    """Lower the kernel here and hand it to LLVM (`executor`; None: compiled at once)."""
+    from irtensor.passes.llvm import jit as llvm_jit
+
+    start = time.perf_counter()
+    name = lower_unit(todo.unit, todo.lowering)
+    future = llvm_jit.compile_module_later(todo.unit, executor)
+    return _Pending(todo, name, future, time.perf_counter() - start)
+
+
+def _finish(made: _Pending | _Remote) -> CompiledKernel:
+    from irtensor.passes.llvm import jit as llvm_jit
+
+    todo = made.todo
+    if isinstance(made, _Remote):
+        answer = made.answer.result()
+        if answer[0] != "ok":  # compile it here: an error is raised in context
+            return _finish(_start(todo, None))
+        _, name, code, signatures, llvm_ir, optimized_ir, seconds = answer
+        jit = llvm_jit.load_object(code, signatures, llvm_ir_text=llvm_ir,
+                                   optimized_ir=optimized_ir)
+        STATS.kernels_compiled += 1
+        STATS.seconds_compiling += seconds
+        _store(todo.key, todo.kernel, jit, name)
+        return _compiled(todo.kernel, jit, name, todo.text, todo.key)
     jit = made.jit.result()
     STATS.kernels_compiled += 1
     STATS.seconds_compiling += made.lowering_seconds + jit.timings["optimize"] \
         + jit.timings["codegen"]
-    _store(made.key, made.kernel, jit, made.name)
-    return _compiled(made.kernel, _lean(jit), made.name, made.unit, made.key)
+    _store(todo.key, todo.kernel, jit, made.name)
+    return _compiled(todo.kernel, _lean(jit), made.name, todo.text, todo.key)
 
 
 def _compiled(kernel: KernelOp, jit: Any, name: str, unit: str, key: str) -> CompiledKernel:
@@ -316,7 +368,7 @@ def _checked_meta(meta: dict[str, Any], kernel: KernelOp) -> tuple[str, tuple[An
     return name, params, texts  # type: ignore[return-value]
 
 
-def _lower(unit: ModuleOp, lowering: settings.PipelineLike) -> str:
+def lower_unit(unit: ModuleOp, lowering: settings.PipelineLike) -> str:
     """Lower a kernel's unit with the device pipeline (`device-llvm` unless one was chosen);
     the name of the kernel's function, the one `lower-kernels-to-loops` marked."""
     from irtensor.pipeline import run_verified_at_end

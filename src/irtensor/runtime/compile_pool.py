@@ -1,0 +1,173 @@
+"""Compile workers: a program's new kernels lowered and compiled on every core.
+
+Lowering a kernel is Python, so threads cannot share it out (the GIL); processes
+can. `IRTENSOR_COMPILE_WORKERS` (default: one per core but this one, 0 on one
+core) `compile_worker` processes are started the first time a program has at
+least `MIN_KERNELS` kernels to compile, and kept. A batch is shared out as work is
+finished: this process and each worker take the next kernel nobody has taken, so
+a worker still starting up (importing irtensor, about a second) delays nobody.
+
+Workers are started with `python -m irtensor.runtime.compile_worker` and fed
+through pipes; nothing of the user's program is imported again in them (no
+`multiprocessing`, which would run the user's `__main__` in each). A worker that
+fails on a kernel, or dies, hands it back: this process then compiles it itself,
+so an error is raised here, in context, as without workers.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+import threading
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from irtensor.runtime.compile_worker import STEERING, read_message, write_message
+
+MIN_KERNELS = 4  # fewer than this compile faster than a worker starts
+
+
+def worker_count() -> int:
+    """IRTENSOR_COMPILE_WORKERS, else one per core but the one this process uses."""
+    value = os.environ.get("IRTENSOR_COMPILE_WORKERS", "").strip()
+    if value:
+        if not value.isdigit():
+            raise ValueError(f"IRTENSOR_COMPILE_WORKERS must be a count of processes "
+                             f"(0: none), got {value!r}")
+        return int(value)
+    return max(0, (os.cpu_count() or 1) - 1)
+
+
+@dataclass
+class Batch:
+    """Kernels to compile, each taken once: by this process (`take`) or by a worker."""
+
+    requests: list[tuple[str, str, dict[str, str]]]
+    answers: list[Future[tuple[Any, ...]]] = field(default_factory=list)
+    remote: set[int] = field(default_factory=set)
+    _untaken: deque[int] = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.answers = [Future() for _ in self.requests]
+        self._untaken = deque(range(len(self.requests)))
+
+    def take(self, by_worker: bool = False) -> int | None:
+        """The index of the next kernel nobody has taken (a worker takes from the end)."""
+        with self._lock:
+            if not self._untaken:
+                return None
+            index = self._untaken.pop() if by_worker else self._untaken.popleft()
+            if by_worker:
+                self.remote.add(index)
+            return index
+
+
+class _Worker:
+    """One worker process and the thread in this process that feeds it."""
+
+    def __init__(self, pool: CompilePool):
+        self.pool = pool
+        self.process: subprocess.Popen[bytes] | None = None
+        self.thread = threading.Thread(target=self.serve, name="irtensor-compile-worker",
+                                       daemon=True)
+        self.thread.start()
+
+    def start_process(self) -> subprocess.Popen[bytes]:
+        env = dict(os.environ, IRTENSOR_COMPILE_WORKERS="0")
+        return subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, env=env)
+
+    def serve(self) -> None:
+        while True:
+            batch, index = self.pool.next_task()
+            try:
+                if self.process is None:
+                    self.process = self.start_process()
+                assert self.process.stdin is not None and self.process.stdout is not None
+                write_message(self.process.stdin, batch.requests[index])
+                answer = read_message(self.process.stdout)
+            except (OSError, EOFError, ValueError) as e:
+                batch.answers[index].set_result(("error", f"the worker stopped: {e}"))
+                self.pool.retire(self)
+                return
+            batch.answers[index].set_result(answer)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+class CompilePool:
+    """The workers, started on first use, and the batches they take kernels from."""
+
+    def __init__(self, workers: int):
+        self.size = workers
+        self.workers: list[_Worker] = []
+        self.batches: deque[Batch] = deque()
+        self.ready = threading.Condition()
+
+    def share(self, requests: list[tuple[str, str, dict[str, str]]]) -> Batch:
+        batch = Batch(requests)
+        with self.ready:
+            while len(self.workers) < self.size:
+                self.workers.append(_Worker(self))
+            self.batches.append(batch)
+            self.ready.notify_all()
+        return batch
+
+    def next_task(self) -> tuple[Batch, int]:
+        with self.ready:
+            while True:
+                while self.batches:
+                    batch = self.batches[0]
+                    index = batch.take(by_worker=True)
+                    if index is not None:
+                        return batch, index
+                    self.batches.popleft()  # all taken
+                self.ready.wait()
+
+    def retire(self, worker: _Worker) -> None:
+        with self.ready:
+            if worker in self.workers:
+                self.workers.remove(worker)
+            self.size = min(self.size, len(self.workers))  # no new one: it would fail too
+        worker.stop()
+
+    def close(self) -> None:
+        for worker in list(self.workers):
+            worker.stop()
+
+
+_POOL: list[CompilePool] = []
+_POOL_LOCK = threading.Lock()
+
+
+def pool() -> CompilePool | None:
+    """The process's pool of workers (None: IRTENSOR_COMPILE_WORKERS is 0, or one core)."""
+    with _POOL_LOCK:
+        if not _POOL:
+            count = worker_count()
+            if count <= 0:
+                return None
+            _POOL.append(CompilePool(count))
+            atexit.register(_POOL[0].close)
+        return _POOL[0] if _POOL[0].size > 0 else None
+
+
+def request(text: str, spec: str) -> tuple[str, str, dict[str, str]]:
+    """What a worker needs to compile a unit as this process would."""
+    return text, spec, {name: os.environ[name] for name in STEERING if name in os.environ}
+
+
+def _forget_after_fork() -> None:
+    _POOL.clear()  # the child has no threads feeding the parent's workers
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)

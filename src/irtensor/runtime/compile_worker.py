@@ -1,0 +1,83 @@
+"""A compile worker: a process that lowers and compiles kernels for the one that started it.
+
+    python -m irtensor.runtime.compile_worker      # started by runtime.compile_pool
+
+It reads requests from stdin and writes answers to stdout, each a pickle after its
+8-byte length (the two processes are the same program; nothing here reads a file).
+A request is `(unit text, device pipeline spec, environment)`: the kernel's compile
+unit as `ir.to_text` printed it, the pipeline's text and the variables that steer
+the lowering (`IRTENSOR_VECTOR_BYTES`). The answer is `("ok", function name,
+object code, signatures, LLVM IR, optimised IR, seconds)` or `("error", message)`:
+the asking process then compiles the kernel itself, so a failure is reported
+there, in context. End of input ends the worker.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import sys
+import time
+from typing import IO, Any
+
+HEADER = struct.Struct("<Q")
+STEERING = ("IRTENSOR_VECTOR_BYTES",)  # what the lowering reads from the environment
+
+
+def write_message(stream: IO[bytes], message: object) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def read_message(stream: IO[bytes]) -> Any:
+    """The next message; EOFError at the end of the stream (or a cut-off message)."""
+    header = stream.read(HEADER.size)
+    if len(header) < HEADER.size:
+        raise EOFError("the stream ended")
+    (size,) = HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("the stream ended inside a message")
+    return pickle.loads(data)
+
+
+def compile_request(text: str, spec: str, env: dict[str, str]) -> tuple[object, ...]:
+    from irtensor import ir
+    from irtensor.passes.llvm import jit as llvm_jit
+    from irtensor.runtime import llvm_device
+
+    for name in STEERING:
+        if name in env:
+            os.environ[name] = env[name]
+        else:
+            os.environ.pop(name, None)
+    start = time.perf_counter()
+    unit = ir.parse(text)
+    name = llvm_device.lower_unit(unit, spec)
+    jit = llvm_jit.compile_module(unit)
+    code = jit.object_code()
+    if code is None:
+        return ("error", "LLVM made no object code")
+    return ("ok", name, code, jit.signatures, jit.llvm_ir, jit.optimized_ir,
+            time.perf_counter() - start)
+
+
+def main() -> int:
+    requests, answers = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the answers
+    while True:
+        try:
+            text, spec, env = read_message(requests)
+        except EOFError:
+            return 0
+        try:
+            answer = compile_request(text, spec, env)
+        except Exception as e:  # reported by the asking process, which compiles it again
+            answer = ("error", f"{type(e).__name__}: {e}")
+        write_message(answers, answer)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""Compile workers: kernels compiled in other processes run as those compiled here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from irtensor import Tensor, ir, runtime
+from irtensor.pipeline import Pipeline
+from irtensor.runtime import compile_pool, compile_worker, llvm_device
+
+# Four kernels none of which another test compiles (odd sizes).
+PROGRAM = """
+func.func @main(%a: tensor<37x29xf32>, %b: tensor<29x23xf32>) -> tensor<23xf32> {
+  %e = hl.exp %a : tensor<37x29xf32>
+  %m = hl.matmul %e, %b : tensor<37x29xf32>, tensor<29x23xf32> -> tensor<37x23xf32>
+  %s = hl.softmax %m axis 1 : tensor<37x23xf32>
+  %r = hl.sum %s axes [0] : tensor<37x23xf32> -> tensor<23xf32>
+  func.return %r : tensor<23xf32>
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IRTENSOR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(llvm_device, "_MEMORY", llvm_device.LRU(
+        llvm_device.kernel_cache_bytes, lambda k: k.nbytes))
+
+
+@pytest.fixture
+def one_worker(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    monkeypatch.setenv("IRTENSOR_COMPILE_WORKERS", "1")
+    monkeypatch.setattr(compile_pool, "_POOL", [])
+    yield
+    for pool in compile_pool._POOL:
+        pool.close()
+
+
+def program(text: str = PROGRAM) -> ir.ModuleOp:
+    module = ir.parse(text)
+    Pipeline("hl-to-kernel").run(module)
+    return module
+
+
+def expected(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    m = np.exp(a.astype(np.float64)) @ b
+    s = np.exp(m - m.max(1, keepdims=True))
+    return (s / s.sum(1, keepdims=True)).sum(0)
+
+
+def inputs() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(5)
+    return (rng.standard_normal((37, 29)).astype(np.float32) * 0.3,
+            rng.standard_normal((29, 23)).astype(np.float32) * 0.3)
+
+
+def kernels(module: ir.ModuleOp) -> list:
+    from irtensor.dialects.kernel import KernelOp
+
+    return [op for op in module.walk() if isinstance(op, KernelOp)]
+
+
+def test_a_worker_takes_kernels_and_they_run_like_those_compiled_here(
+        one_worker: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = program()
+    ops = kernels(module)
+    assert len(ops) >= compile_pool.MIN_KERNELS
+    shared: list[compile_pool.Batch] = []
+    share = compile_pool.CompilePool.share
+    monkeypatch.setattr(compile_pool.CompilePool, "share",
+                        lambda self, r: shared.append(share(self, r)) or shared[-1])
+    started = llvm_device._start
+
+    def slow_start(todo: object, executor: object) -> object:  # leave the worker some
+        time.sleep(1.5)
+        return started(todo, executor)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(llvm_device, "_start", slow_start)
+    before = runtime.stats()["kernels_compiled"]
+    a, b = inputs()
+    got = llvm_device.run(module, [a, b])[0]
+    np.testing.assert_allclose(got, expected(a, b), rtol=1e-4, atol=1e-5)
+    assert runtime.stats()["kernels_compiled"] - before == len(ops)
+    assert len(shared) == 1 and shared[0].remote, "the worker took no kernel"
+    assert len(shared[0].remote) < len(ops), "this process took no kernel"
+    worker = compile_pool._POOL[0].workers[0]
+    assert worker.process is not None and worker.process.poll() is None  # kept for later
+
+
+def test_a_worker_that_dies_hands_its_kernels_back(one_worker: None,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    def dead(self: object) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-c", "pass"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE)
+
+    monkeypatch.setattr(compile_pool._Worker, "start_process", dead)
+    started = llvm_device._start
+    monkeypatch.setattr(llvm_device, "_start", lambda t, e: (time.sleep(0.5), started(t, e))[1])
+    a, b = inputs()
+    got = llvm_device.run(program(), [a, b])[0]
+    np.testing.assert_allclose(got, expected(a, b), rtol=1e-4, atol=1e-5)
+    assert compile_pool.pool() is None  # retired, not restarted
+
+
+def test_a_worker_answers_requests_and_reports_errors() -> None:
+    unit = llvm_device.compile_unit(kernels(program())[0])
+    good = compile_pool.request(ir.to_text(unit), "device-llvm")
+    bad = ("func.func @main( {", "device-llvm", {})
+    worker = subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        compile_worker.write_message(worker.stdin, good)
+        answer = compile_worker.read_message(worker.stdout)
+        compile_worker.write_message(worker.stdin, bad)
+        error = compile_worker.read_message(worker.stdout)
+    finally:
+        worker.stdin.close()
+        assert worker.wait(timeout=60) == 0  # end of input ends it
+    assert answer[0] == "ok" and answer[1] == llvm_device.function_name(kernels(program())[0])
+    assert answer[2][:4] == b"\x7fELF"
+    assert error[0] == "error" and "IRError" in error[1]
+
+
+def test_small_batches_debug_and_a_user_pipeline_stay_here(one_worker: None) -> None:
+    a = Tensor(np.arange(5, dtype=np.float32), device="llvm")
+    (a * 2 + 1).numpy()  # one kernel: below MIN_KERNELS
+    assert not compile_pool._POOL
+    todo = [llvm_device._probe(op, {}) for op in kernels(program())]
+    assert llvm_device._shareable(todo)  # type: ignore[arg-type]
+    from irtensor import Context
+
+    with Context(debug=1):
+        assert not llvm_device._shareable(todo)  # type: ignore[arg-type]
+    with Context(device_pipeline="device-llvm,cse"):
+        assert not llvm_device._shareable([llvm_device._probe(kernels(program())[0], {})])  # type: ignore[list-item]
+
+
+def test_the_worker_count_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IRTENSOR_COMPILE_WORKERS", "two")
+    with pytest.raises(ValueError, match="IRTENSOR_COMPILE_WORKERS must be a count"):
+        compile_pool.worker_count()
+    monkeypatch.setenv("IRTENSOR_COMPILE_WORKERS", "0")
+    monkeypatch.setattr(compile_pool, "_POOL", [])
+    assert compile_pool.pool() is None
