@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +35,7 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def one_worker(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+def one_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("IRTENSOR_COMPILE_WORKERS", "1")
     monkeypatch.setattr(compile_pool, "_POOL", [])
     yield

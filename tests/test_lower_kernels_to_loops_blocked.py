@@ -41,7 +41,9 @@ def test_every_accumulator_adds_at_most_a_block(sizes: list[int]) -> None:
 
 @pytest.fixture
 def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Accumulators of at most 2 values: the small programs below get levels everywhere."""
+    """Accumulators of at most 2 values: the small programs below get levels everywhere
+    (lowered in this process: a compile worker has its own, unpatched, constants)."""
+    monkeypatch.setenv("IRTENSOR_COMPILE_WORKERS", "0")
     monkeypatch.setattr(loop_parts, "BLOCK", 2)
     monkeypatch.setattr(blocked, "BLOCK", 2)
 

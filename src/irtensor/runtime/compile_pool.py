@@ -24,6 +24,7 @@ import threading
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from irtensor.runtime.compile_worker import STEERING, read_message, write_message
@@ -78,7 +79,10 @@ class _Worker:
         self.thread.start()
 
     def start_process(self) -> subprocess.Popen[bytes]:
-        env = dict(os.environ, IRTENSOR_COMPILE_WORKERS="0")
+        # irtensor as this process found it, even where it is not installed
+        package_root = str(Path(__file__).resolve().parents[2])
+        search = [package_root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+        env = dict(os.environ, IRTENSOR_COMPILE_WORKERS="0", PYTHONPATH=os.pathsep.join(search))
         return subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, env=env)
@@ -151,11 +155,11 @@ _POOL_LOCK = threading.Lock()
 
 def pool() -> CompilePool | None:
     """The process's pool of workers (None: IRTENSOR_COMPILE_WORKERS is 0, or one core)."""
+    count = worker_count()  # read each time: 0 turns the workers off for a while
+    if count <= 0:
+        return None
     with _POOL_LOCK:
         if not _POOL:
-            count = worker_count()
-            if count <= 0:
-                return None
             _POOL.append(CompilePool(count))
             atexit.register(_POOL[0].close)
         return _POOL[0] if _POOL[0].size > 0 else None
