@@ -6,6 +6,9 @@ core) `compile_worker` processes are started the first time a program has at
 least `MIN_KERNELS` kernels to compile, and kept. A batch is shared out as work is
 finished: this process and each worker take the next kernel nobody has taken, so
 a worker still starting up (importing irtensor, about a second) delays nobody.
+The caller orders the batch longest first (a register-blocked matmul lowers to
+thousands of ops, an elementwise kernel to tens), so the long ones start at once
+and the short ones fill in at the end.
 
 Workers are started with `python -m irtensor.runtime.compile_worker` and fed
 through pipes; nothing of the user's program is imported again in them (no
@@ -58,11 +61,11 @@ class Batch:
         self._untaken = deque(range(len(self.requests)))
 
     def take(self, by_worker: bool = False) -> int | None:
-        """The index of the next kernel nobody has taken (a worker takes from the end)."""
+        """The index of the next kernel nobody has taken."""
         with self._lock:
             if not self._untaken:
                 return None
-            index = self._untaken.pop() if by_worker else self._untaken.popleft()
+            index = self._untaken.popleft()
             if by_worker:
                 self.remote.add(index)
             return index
