@@ -109,6 +109,24 @@ def test_a_worker_that_dies_hands_its_kernels_back(one_worker: None,
     assert compile_pool.pool() is None  # retired, not restarted
 
 
+def test_a_stuck_worker_is_stopped_and_its_kernels_compiled_here(
+        one_worker: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    def stuck(self: object) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    monkeypatch.setattr(compile_pool._Worker, "start_process", stuck)
+    monkeypatch.setattr(compile_pool, "ANSWER_TIMEOUT_S", 1.0)
+    started = llvm_device._start
+    monkeypatch.setattr(llvm_device, "_start", lambda t, e: (time.sleep(0.3), started(t, e))[1])
+    a, b = inputs()
+    begin = time.perf_counter()
+    got = llvm_device.run(program(), [a, b])[0]
+    np.testing.assert_allclose(got, expected(a, b), rtol=1e-4, atol=1e-5)
+    assert time.perf_counter() - begin < 60
+    assert compile_pool.pool() is None  # stopped, none started again
+
+
 def test_a_worker_answers_requests_and_reports_errors() -> None:
     unit = llvm_device.compile_unit(kernels(program())[0])
     good = compile_pool.request(ir.to_text(unit), "device-llvm")

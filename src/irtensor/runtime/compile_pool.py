@@ -33,6 +33,7 @@ from typing import Any
 from irtensor.runtime.compile_worker import STEERING, read_message, write_message
 
 MIN_KERNELS = 4  # fewer than this compile faster than a worker starts
+ANSWER_TIMEOUT_S = 600.0  # a kernel's compile takes seconds; past this, a worker is stuck
 
 
 def worker_count() -> int:
@@ -99,7 +100,7 @@ class _Worker:
                 assert self.process.stdin is not None and self.process.stdout is not None
                 write_message(self.process.stdin, batch.requests[index])
                 answer = read_message(self.process.stdout)
-            except (OSError, EOFError, ValueError) as e:
+            except Exception as e:  # any failure: the kernel goes back, the worker goes
                 batch.answers[index].set_result(("error", f"the worker stopped: {e}"))
                 self.pool.retire(self)
                 return
@@ -148,7 +149,11 @@ class CompilePool:
         worker.stop()
 
     def close(self) -> None:
-        for worker in list(self.workers):
+        """Stop every worker, and start no more."""
+        with self.ready:
+            self.size = 0
+            workers, self.workers = self.workers, []
+        for worker in workers:
             worker.stop()
 
 

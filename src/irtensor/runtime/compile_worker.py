@@ -65,8 +65,12 @@ def compile_request(text: str, spec: str, env: dict[str, str]) -> tuple[object, 
 
 
 def main() -> int:
-    requests, answers = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # a stray print must not corrupt the answers
+    requests = sys.stdin.buffer
+    # The answers get a descriptor of their own: a stray print, or LLVM writing to
+    # standard output, must not corrupt them.
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
     while True:
         try:
             text, spec, env = read_message(requests)

@@ -263,10 +263,16 @@ def _start(todo: _Todo, executor: ThreadPoolExecutor | None) -> _Pending:
 
 def _finish(made: _Pending | _Remote) -> CompiledKernel:
     from irtensor.passes.llvm import jit as llvm_jit
+    from irtensor.runtime import compile_pool
 
     todo = made.todo
     if isinstance(made, _Remote):
-        answer = made.answer.result()
+        try:
+            answer = made.answer.result(timeout=compile_pool.ANSWER_TIMEOUT_S)
+        except TimeoutError:
+            if (workers := compile_pool.pool()) is not None:
+                workers.close()  # stuck: stop them all and compile here from now on
+            answer = ("error", "no answer")
         if answer[0] != "ok":  # compile it here: an error is raised in context
             return _finish(_start(todo, None))
         _, name, code, signatures, llvm_ir, optimized_ir, seconds = answer
