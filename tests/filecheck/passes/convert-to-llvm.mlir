@@ -1,5 +1,6 @@
 // convert-to-llvm lowers loop-level kernels to llvm.func on bare pointers:
-// memrefs become !llvm.ptr, loads a GEP over the row-major linear index,
+// memrefs become !llvm.ptr, loads a GEP over the row-major linear index (the
+// strides made once per block, at its start),
 // loops blocks with branches, math ops LLVM intrinsics. Functions that are not
 // kernels are erased unless kernels-only=false.
 // RUN: irtensor-opt %s -p convert-to-llvm | filecheck %s
@@ -29,12 +30,15 @@ func.func @scale(%in0: memref<4x8xf32>, %out: memref<4x8xf32>, %start: index, %s
 // CHECK-NEXT:    %[[MORE:.*]] = llvm.icmp "slt" %i, %stop : i64
 // CHECK-NEXT:    llvm.cond_br %[[MORE]], ^{{.*}}, ^[[EXIT:bb[0-9]+]]
 // CHECK:       ^{{.*}}(%j: i64):
-// CHECK:         %[[ROW:.*]] = llvm.mul %i, %{{.*}} overflow<nsw> : i64
+// CHECK:         %[[EIGHT:.*]] = llvm.mlir.constant(8) : i64
+// CHECK:         %[[ROW:.*]] = llvm.mul %i, %[[EIGHT]] overflow<nsw> : i64
 // CHECK-NEXT:    %[[LINEAR:.*]] = llvm.add %[[ROW]], %j overflow<nsw> : i64
 // CHECK-NEXT:    %[[P:.*]] = llvm.getelementptr inbounds %in0[%[[LINEAR]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %x = llvm.load %[[P]] : !llvm.ptr -> f32
 // CHECK-NEXT:    %y = llvm.fmul %x, %half : f32
 // CHECK-NEXT:    %z = llvm.intr.sqrt(%y) : (f32) -> f32
+// CHECK-NOT:     llvm.mlir.constant(8)
+// CHECK:         %[[OUT_ROW:.*]] = llvm.mul %i, %[[EIGHT]] overflow<nsw> : i64
 // CHECK:         llvm.getelementptr inbounds %out[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    llvm.store %z, %{{.*}} : f32, !llvm.ptr
 // CHECK:       ^[[EXIT]]:

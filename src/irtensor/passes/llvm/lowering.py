@@ -26,6 +26,8 @@ the cast pairs at the end, as in MLIR's dialect conversion.
 
 from __future__ import annotations
 
+import weakref
+
 import ml_dtypes
 import numpy as np
 from xdsl.dialects import llvm
@@ -47,7 +49,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
@@ -123,6 +125,24 @@ def int_width(t: Attribute) -> int:
     return t.width.data
 
 
+def int_attr(value: int, t: Attribute) -> IntegerAttr:
+    """`value` as an attribute of the integer type `t` (two's complement into the signed
+    range IntegerAttr accepts; an i1 is 0 or -1)."""
+    width = int_width(t)
+    if width > 1:
+        value &= (1 << width) - 1
+        if value >= 1 << (width - 1):
+            value -= 1 << width
+    else:
+        value = -1 if value & 1 else 0
+    return IntegerAttr(value, t)
+
+
+# The constants `Emitter.constant` made, by block and (value, type).
+_CONSTANTS: weakref.WeakKeyDictionary[Block, dict[tuple[Attribute, Attribute], SSAValue]] = \
+    weakref.WeakKeyDictionary()
+
+
 class Emitter:
     """Builds the llvm ops that replace one matched op, inserted before it.
 
@@ -169,18 +189,29 @@ class Emitter:
     # ------------------------------------------------------------------ constants
 
     def int_const(self, value: int, t: Attribute = i64) -> SSAValue:
-        width = int_width(t)
-        if width > 1:  # two's complement into the signed range IntegerAttr accepts
-            value &= (1 << width) - 1
-            if value >= 1 << (width - 1):
-                value -= 1 << width
-        else:
-            value = -1 if value & 1 else 0
-        return self.emit(llvm.ConstantOp(IntegerAttr(value, t), t))
+        return self.constant(int_attr(value, t), t)
 
     def float_const(self, value: float, t: Attribute) -> SSAValue:
         """A constant of the lowered float type `t` (f16, f32 or f64)."""
-        return self.emit(llvm.ConstantOp(FloatAttr(exact_float(value, t), t), t))
+        return self.constant(FloatAttr(exact_float(value, t), t), t)
+
+    def constant(self, value: Attribute, t: Attribute) -> SSAValue:
+        """One `llvm.mlir.constant` per value and block, at the block's start (where it
+        dominates every use in the block): a register block's hundred loads would
+        otherwise each make their own strides, a few hundred ops for xDSL to build,
+        verify and export (LLVM folds them into immediates either way)."""
+        block = self.op.parent_block()
+        if block is None:
+            return self.emit(llvm.ConstantOp(value, t))
+        known = _CONSTANTS.setdefault(block, {})
+        key = (value, t)
+        hit = known.get(key)
+        if hit is not None and hit.owner.parent_block() is block:
+            return hit
+        made = llvm.ConstantOp(value, t)
+        self.rewriter.insert(made, InsertPoint.at_start(block))
+        known[key] = made.result
+        return made.result
 
     def bool_const(self, value: bool) -> SSAValue:
         return self.int_const(int(value), i1)

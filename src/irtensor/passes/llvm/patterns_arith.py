@@ -41,6 +41,7 @@ from irtensor.passes.llvm.lowering import (
     Emitter,
     LLVMLoweringError,
     exact_float,
+    int_attr,
     int_width,
     llvm_type,
 )
@@ -194,8 +195,8 @@ class ConstantToLLVM(RewritePattern):
         t = op.result.type
         lowered = llvm_type(t)
         value = op.value
-        if isinstance(value, IntegerAttr):
-            e.finish(e.int_const(value.value.data, lowered))
+        if isinstance(value, IntegerAttr):  # in place, keeping its name
+            e.finish(e.emit(llvm.ConstantOp(int_attr(value.value.data, lowered), lowered)))
         elif isinstance(value, FloatAttr):
             attr = FloatAttr(exact_float(value.value.data, t), lowered)
             e.finish(e.emit(llvm.ConstantOp(attr, lowered)))
