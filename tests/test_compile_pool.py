@@ -13,7 +13,7 @@ import pytest
 
 from irtensor import Tensor, ir, runtime
 from irtensor.pipeline import Pipeline
-from irtensor.runtime import compile_pool, compile_worker, llvm_device
+from irtensor.runtime import compile_pool, llvm_device
 
 # Four kernels none of which another test compiles (odd sizes).
 PROGRAM = """
@@ -135,10 +135,10 @@ def test_a_worker_answers_requests_and_reports_errors() -> None:
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert worker.stdin is not None and worker.stdout is not None
     try:
-        compile_worker.write_message(worker.stdin, good)
-        answer = compile_worker.read_message(worker.stdout)
-        compile_worker.write_message(worker.stdin, bad)
-        error = compile_worker.read_message(worker.stdout)
+        compile_pool.write_message(worker.stdin, good)
+        answer = compile_pool.read_message(worker.stdout)
+        compile_pool.write_message(worker.stdin, bad)
+        error = compile_pool.read_message(worker.stdout)
     finally:
         worker.stdin.close()
         assert worker.wait(timeout=60) == 0  # end of input ends it

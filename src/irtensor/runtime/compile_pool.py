@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import atexit
 import os
+import pickle
+import struct
 import subprocess
 import sys
 import threading
@@ -28,12 +30,45 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
-from irtensor.runtime.compile_worker import STEERING, read_message, write_message
+if TYPE_CHECKING:
+    from irtensor.dialects.kernel import KernelOp
 
 MIN_KERNELS = 4  # fewer than this compile faster than a worker starts
 ANSWER_TIMEOUT_S = 600.0  # a kernel's compile takes seconds; past this, a worker is stuck
+
+
+HEADER = struct.Struct("<Q")
+STEERING = ("IRTENSOR_VECTOR_BYTES",)  # what the lowering reads from the environment
+
+
+def write_message(stream: IO[bytes], message: object) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def read_message(stream: IO[bytes]) -> Any:
+    """The next message; EOFError at the end of the stream (or a cut-off message)."""
+    header = stream.read(HEADER.size)
+    if len(header) < HEADER.size:
+        raise EOFError("the stream ended")
+    (size,) = HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("the stream ended inside a message")
+    return pickle.loads(data)
+
+
+def compile_cost(kernel: KernelOp) -> int:
+    """About how many ops the kernel lowers to: its body's, times the points of a register
+    block (its body is cloned once per point)."""
+    body = sum(1 for _ in kernel.body.walk())
+    if kernel.epilogue_block is not None:
+        body += len(kernel.epilogue_block.ops)
+    schedule = kernel.schedule
+    return body * (schedule.unroll.data * schedule.vector.data if schedule is not None else 1)
 
 
 def worker_count() -> int:

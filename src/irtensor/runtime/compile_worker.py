@@ -3,7 +3,8 @@
     python -m irtensor.runtime.compile_worker      # started by runtime.compile_pool
 
 It reads requests from stdin and writes answers to stdout, each a pickle after its
-8-byte length (the two processes are the same program; nothing here reads a file).
+8-byte length (`compile_pool.write_message`; the two processes are the same program,
+nothing here reads a file).
 A request is `(unit text, device pipeline spec, environment)`: the kernel's compile
 unit as `ir.to_text` printed it, the pipeline's text and the variables that steer
 the lowering (`IRTENSOR_VECTOR_BYTES`). The answer is `("ok", function name,
@@ -15,32 +16,10 @@ there, in context. End of input ends the worker.
 from __future__ import annotations
 
 import os
-import pickle
-import struct
 import sys
 import time
-from typing import IO, Any
 
-HEADER = struct.Struct("<Q")
-STEERING = ("IRTENSOR_VECTOR_BYTES",)  # what the lowering reads from the environment
-
-
-def write_message(stream: IO[bytes], message: object) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(HEADER.pack(len(data)) + data)
-    stream.flush()
-
-
-def read_message(stream: IO[bytes]) -> Any:
-    """The next message; EOFError at the end of the stream (or a cut-off message)."""
-    header = stream.read(HEADER.size)
-    if len(header) < HEADER.size:
-        raise EOFError("the stream ended")
-    (size,) = HEADER.unpack(header)
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError("the stream ended inside a message")
-    return pickle.loads(data)
+from irtensor.runtime.compile_pool import STEERING, read_message, write_message
 
 
 def compile_request(text: str, spec: str, env: dict[str, str]) -> tuple[object, ...]:

@@ -223,7 +223,7 @@ def _compile_all(todo: list[_Todo]) -> dict[str, CompiledKernel]:
     pending: list[_Pending | _Remote] = []
     workers = compile_pool.pool() if len(todo) >= compile_pool.MIN_KERNELS \
         and _shareable(todo) else None
-    todo = sorted(todo, key=lambda t: -compile_cost(t.kernel))
+    todo = sorted(todo, key=lambda t: -compile_pool.compile_cost(t.kernel))
     if workers is None:
         pending = [_start(t, _compiler()) for t in todo]
     else:
@@ -232,16 +232,6 @@ def _compile_all(todo: list[_Todo]) -> dict[str, CompiledKernel]:
             pending.append(_start(todo[index], _compiler()))
         pending += [_Remote(todo[i], batch.answers[i]) for i in sorted(batch.remote)]
     return {p.todo.key: _finish(p) for p in pending}
-
-
-def compile_cost(kernel: KernelOp) -> int:
-    """About how many ops the kernel lowers to: its body's, times the points of a register
-    block (its body is cloned once per point)."""
-    body = sum(1 for _ in kernel.body.walk())
-    if kernel.epilogue_block is not None:
-        body += len(kernel.epilogue_block.ops)
-    schedule = kernel.schedule
-    return body * (schedule.unroll.data * schedule.vector.data if schedule is not None else 1)
 
 
 def _shareable(todo: list[_Todo]) -> bool:
