@@ -90,6 +90,7 @@ def test_a_worker_takes_kernels_and_they_run_like_those_compiled_here(
     assert runtime.stats()["kernels_compiled"] - before == len(ops)
     assert len(shared) == 1 and shared[0].remote, "the worker took no kernel"
     assert len(shared[0].remote) < len(ops), "this process took no kernel"
+    assert all(shared[0].answers[i].result()[0]["status"] == "ok" for i in shared[0].remote)
     worker = compile_pool._POOL[0].workers[0]
     assert worker.process is not None and worker.process.poll() is None  # kept for later
 
@@ -130,21 +131,43 @@ def test_a_stuck_worker_is_stopped_and_its_kernels_compiled_here(
 def test_a_worker_answers_requests_and_reports_errors() -> None:
     unit = llvm_device.compile_unit(kernels(program())[0])
     good = compile_pool.request(ir.to_text(unit), "device-llvm")
-    bad = ("func.func @main( {", "device-llvm", {})
+    bad = compile_pool.request("func.func @main( {", "device-llvm")
     worker = subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert worker.stdin is not None and worker.stdout is not None
     try:
         compile_pool.write_message(worker.stdin, good)
-        answer = compile_pool.read_message(worker.stdout)
+        answer, code = compile_pool.read_message(worker.stdout)
         compile_pool.write_message(worker.stdin, bad)
-        error = compile_pool.read_message(worker.stdout)
+        error, _ = compile_pool.read_message(worker.stdout)
     finally:
         worker.stdin.close()
         assert worker.wait(timeout=60) == 0  # end of input ends it
-    assert answer[0] == "ok" and answer[1] == llvm_device.function_name(kernels(program())[0])
-    assert answer[2][:4] == b"\x7fELF"
-    assert error[0] == "error" and "IRError" in error[1]
+    kernel = kernels(program())[0]
+    assert answer["status"] == "ok" and answer["meta"]["function"] == \
+        llvm_device.function_name(kernel)
+    assert code[:4] == b"\x7fELF"
+    _, name = llvm_device._loaded(answer["meta"], code, kernel)  # checked as a disk entry
+    assert name == llvm_device.function_name(kernel)
+    assert error["status"] == "error" and "IRError" in error["message"]
+
+
+def test_messages_are_plain_data_and_checked() -> None:
+    import io
+
+    stream = io.BytesIO()
+    compile_pool.write_message(stream, {"status": "ok", "n": [1, 2]}, b"\x00code")
+    whole = stream.getvalue()
+    assert compile_pool.read_message(io.BytesIO(whole)) == ({"status": "ok", "n": [1, 2]},
+                                                            b"\x00code")
+    with pytest.raises(EOFError, match="inside a message"):
+        compile_pool.read_message(io.BytesIO(whole[:-2]))
+    with pytest.raises(EOFError, match="the stream ended"):
+        compile_pool.read_message(io.BytesIO(b""))
+    listed = io.BytesIO()
+    compile_pool.write_message(listed, [1, 2])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not a JSON object"):
+        compile_pool.read_message(io.BytesIO(listed.getvalue()))
 
 
 def test_small_batches_debug_and_a_user_pipeline_stay_here(one_worker: None) -> None:

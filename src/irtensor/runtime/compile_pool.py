@@ -20,8 +20,8 @@ so an error is raised here, in context, as without workers.
 from __future__ import annotations
 
 import atexit
+import json
 import os
-import pickle
 import struct
 import subprocess
 import sys
@@ -39,26 +39,39 @@ MIN_KERNELS = 4  # fewer than this compile faster than a worker starts
 ANSWER_TIMEOUT_S = 600.0  # a kernel's compile takes seconds; past this, a worker is stuck
 
 
-HEADER = struct.Struct("<Q")
+LENGTH = struct.Struct("<Q")
 STEERING = ("IRTENSOR_VECTOR_BYTES",)  # what the lowering reads from the environment
 
 
-def write_message(stream: IO[bytes], message: object) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(HEADER.pack(len(data)) + data)
+Message = tuple[dict[str, Any], bytes]
+
+
+def write_message(stream: IO[bytes], header: dict[str, Any], payload: bytes = b"") -> None:
+    """A JSON header and raw bytes, each after its 8-byte length (plain data: reading a
+    message runs no code)."""
+    data = json.dumps(header).encode()
+    stream.write(LENGTH.pack(len(data)) + data + LENGTH.pack(len(payload)) + payload)
     stream.flush()
 
 
-def read_message(stream: IO[bytes]) -> Any:
-    """The next message; EOFError at the end of the stream (or a cut-off message)."""
-    header = stream.read(HEADER.size)
-    if len(header) < HEADER.size:
+def read_message(stream: IO[bytes]) -> Message:
+    """The next (header, payload); EOFError at the end of the stream (or a cut-off
+    message), ValueError for a header that is not a JSON object."""
+    header = json.loads(_read_part(stream))
+    if not isinstance(header, dict):
+        raise ValueError("a message header is not a JSON object")
+    return header, _read_part(stream)
+
+
+def _read_part(stream: IO[bytes]) -> bytes:
+    length = stream.read(LENGTH.size)
+    if len(length) < LENGTH.size:
         raise EOFError("the stream ended")
-    (size,) = HEADER.unpack(header)
+    (size,) = LENGTH.unpack(length)
     data = stream.read(size)
     if len(data) < size:
         raise EOFError("the stream ended inside a message")
-    return pickle.loads(data)
+    return data
 
 
 def compile_cost(kernel: KernelOp) -> int:
@@ -86,8 +99,8 @@ def worker_count() -> int:
 class Batch:
     """Kernels to compile, each taken once: by this process (`take`) or by a worker."""
 
-    requests: list[tuple[str, str, dict[str, str]]]
-    answers: list[Future[tuple[Any, ...]]] = field(default_factory=list)
+    requests: list[dict[str, Any]]
+    answers: list[Future[Message]] = field(default_factory=list)
     remote: set[int] = field(default_factory=set)
     _untaken: deque[int] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -136,7 +149,8 @@ class _Worker:
                 write_message(self.process.stdin, batch.requests[index])
                 answer = read_message(self.process.stdout)
             except Exception as e:  # any failure: the kernel goes back, the worker goes
-                batch.answers[index].set_result(("error", f"the worker stopped: {e}"))
+                batch.answers[index].set_result(({"status": "error",
+                                                  "message": f"the worker stopped: {e}"}, b""))
                 self.pool.retire(self)
                 return
             batch.answers[index].set_result(answer)
@@ -156,7 +170,7 @@ class CompilePool:
         self.batches: deque[Batch] = deque()
         self.ready = threading.Condition()
 
-    def share(self, requests: list[tuple[str, str, dict[str, str]]]) -> Batch:
+    def share(self, requests: list[dict[str, Any]]) -> Batch:
         batch = Batch(requests)
         with self.ready:
             while len(self.workers) < self.size:
@@ -208,9 +222,21 @@ def pool() -> CompilePool | None:
         return _POOL[0] if _POOL[0].size > 0 else None
 
 
-def request(text: str, spec: str) -> tuple[str, str, dict[str, str]]:
+def answer_of(answer: Future[Message]) -> Message:
+    """A worker's answer; an error answer when none came within ANSWER_TIMEOUT_S, after
+    stopping every worker (one is stuck: the kernels compile in this process from now on)."""
+    try:
+        return answer.result(timeout=ANSWER_TIMEOUT_S)
+    except TimeoutError:
+        if (workers := pool()) is not None:
+            workers.close()
+        return {"status": "error", "message": "no answer"}, b""
+
+
+def request(text: str, spec: str) -> dict[str, Any]:
     """What a worker needs to compile a unit as this process would."""
-    return text, spec, {name: os.environ[name] for name in STEERING if name in os.environ}
+    return {"unit": text, "pipeline": spec,
+            "env": {name: os.environ[name] for name in STEERING if name in os.environ}}
 
 
 def _forget_after_fork() -> None:

@@ -2,15 +2,16 @@
 
     python -m irtensor.runtime.compile_worker      # started by runtime.compile_pool
 
-It reads requests from stdin and writes answers to stdout, each a pickle after its
-8-byte length (`compile_pool.write_message`; the two processes are the same program,
-nothing here reads a file).
-A request is `(unit text, device pipeline spec, environment)`: the kernel's compile
-unit as `ir.to_text` printed it, the pipeline's text and the variables that steer
-the lowering (`IRTENSOR_VECTOR_BYTES`). The answer is `("ok", function name,
-object code, signatures, LLVM IR, optimised IR, seconds)` or `("error", message)`:
-the asking process then compiles the kernel itself, so a failure is reported
-there, in context. End of input ends the worker.
+It reads requests from stdin and writes answers to stdout, each a JSON header and
+raw bytes (`compile_pool.write_message`: plain data, so reading one runs no code).
+A request is `{"unit", "pipeline", "env"}`: the kernel's compile unit as
+`ir.to_text` printed it, the pipeline's text and the variables that steer the
+lowering (`IRTENSOR_VECTOR_BYTES`). The answer is what the disk cache would hold:
+`{"status": "ok", "meta": ..., "seconds": ...}` with the object code as payload
+(`llvm_device.object_entry`; the asking process checks it against its kernel as
+it checks a disk entry), or `{"status": "error", "message": ...}`: the asking
+process then compiles the kernel itself, so a failure is reported there, in
+context. End of input ends the worker.
 """
 
 from __future__ import annotations
@@ -18,29 +19,34 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Any
 
-from irtensor.runtime.compile_pool import STEERING, read_message, write_message
+from irtensor.runtime.compile_pool import STEERING, Message, read_message, write_message
 
 
-def compile_request(text: str, spec: str, env: dict[str, str]) -> tuple[object, ...]:
+def compile_request(request: dict[str, Any]) -> Message:
     from irtensor import ir
+    from irtensor.dialects.kernel import KernelOp
     from irtensor.passes.llvm import jit as llvm_jit
     from irtensor.runtime import llvm_device
 
+    env = request["env"]
     for name in STEERING:
         if name in env:
             os.environ[name] = env[name]
         else:
             os.environ.pop(name, None)
     start = time.perf_counter()
-    unit = ir.parse(text)
-    name = llvm_device.lower_unit(unit, spec)
+    unit = ir.parse(request["unit"])
+    untouched = ir.parse(request["unit"])  # the kernel the answer is checked against
+    kernel = next(op for op in untouched.walk() if isinstance(op, KernelOp))
+    name = llvm_device.lower_unit(unit, request["pipeline"])
     jit = llvm_jit.compile_module(unit)
-    code = jit.object_code()
-    if code is None:
-        return ("error", "LLVM made no object code")
-    return ("ok", name, code, jit.signatures, jit.llvm_ir, jit.optimized_ir,
-            time.perf_counter() - start)
+    meta = llvm_device.object_entry(kernel, jit, name)
+    if meta is None:
+        return {"status": "error", "message": "the compiled kernel cannot be checked"}, b""
+    return {"status": "ok", "meta": meta, "seconds": time.perf_counter() - start}, \
+        jit.object_code()
 
 
 def main() -> int:
@@ -52,14 +58,14 @@ def main() -> int:
     sys.stdout = sys.stderr
     while True:
         try:
-            text, spec, env = read_message(requests)
+            request, _ = read_message(requests)
         except EOFError:
             return 0
         try:
-            answer = compile_request(text, spec, env)
+            answer = compile_request(request)
         except Exception as e:  # reported by the asking process, which compiles it again
-            answer = ("error", f"{type(e).__name__}: {e}")
-        write_message(answers, answer)
+            answer = {"status": "error", "message": f"{type(e).__name__}: {e}"}, b""
+        write_message(answers, *answer)
 
 
 if __name__ == "__main__":

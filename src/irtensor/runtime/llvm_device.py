@@ -6,13 +6,10 @@ or another process is not compiled again. Compiled kernels are kept in memory up
 to `IRTENSOR_KERNEL_CACHE_MB` (an estimate: the object code, its IR texts and what
 an execution engine costs) and on disk as object code with the kernel's name and
 signature, checked against the kernel asked for before the code is loaded
-(`runtime.cache`). A program's new kernels compile as a pipeline: while LLVM
-makes one kernel's machine code in a thread of its own (its calls release the
-GIL), this thread lowers the next one (Python), so on two cores the program's
-first run waits for about the larger of the two, not their sum. The executor
-runs a program's kernels in order on numpy buffers, splits the outermost loop
-across threads when the schedule marks it parallel, and drops intermediates
-after their last reader.
+(`runtime.cache`). A program's new kernels compile on every core
+(`compile_kernels`). The executor runs a program's kernels in order on numpy
+buffers, splits the outermost loop across threads when the schedule marks it
+parallel, and drops intermediates after their last reader.
 """
 
 from __future__ import annotations
@@ -120,7 +117,7 @@ _BY_OP: weakref.WeakKeyDictionary[KernelOp, CompiledKernel] = weakref.WeakKeyDic
 
 
 def compile_kernel(kernel: KernelOp) -> CompiledKernel:
-    return cache.remembered(_BY_OP, kernel, lambda op: compile_kernels([op])[0])
+    return compile_kernels([kernel])[0]
 
 
 def forget(module: ModuleOp) -> None:
@@ -147,9 +144,8 @@ def compile_kernels(kernels: Sequence[KernelOp]) -> list[CompiledKernel]:
         probe = _probe(op, todo)
         if isinstance(probe, _Todo):
             todo.setdefault(probe.key, probe)
-            found.append(probe.key)
-        else:
-            found.append(probe)
+            probe = probe.key
+        found.append(probe)
     made = _compile_all(list(todo.values()))
     compiled = [made[slot] if isinstance(slot, str) else slot for slot in found]
     for op, kernel in zip(kernels, compiled, strict=True):
@@ -183,7 +179,7 @@ class _Remote:
     """A kernel a compile worker took."""
 
     todo: _Todo
-    answer: Future[tuple[Any, ...]]
+    answer: Future[tuple[dict[str, Any], bytes]]
 
 
 _COMPILERS: list[ThreadPoolExecutor] = []
@@ -252,25 +248,20 @@ def _start(todo: _Todo, executor: ThreadPoolExecutor | None) -> _Pending:
 
 
 def _finish(made: _Pending | _Remote) -> CompiledKernel:
-    from irtensor.passes.llvm import jit as llvm_jit
     from irtensor.runtime import compile_pool
 
     todo = made.todo
     if isinstance(made, _Remote):
+        answer, code = compile_pool.answer_of(made.answer)
         try:
-            answer = made.answer.result(timeout=compile_pool.ANSWER_TIMEOUT_S)
-        except TimeoutError:
-            if (workers := compile_pool.pool()) is not None:
-                workers.close()  # stuck: stop them all and compile here from now on
-            answer = ("error", "no answer")
-        if answer[0] != "ok":  # compile it here: an error is raised in context
-            return _finish(_start(todo, None))
-        _, name, code, signatures, llvm_ir, optimized_ir, seconds = answer
-        jit = llvm_jit.load_object(code, signatures, llvm_ir_text=llvm_ir,
-                                   optimized_ir=optimized_ir)
+            if answer.get("status") != "ok":
+                raise ValueError(str(answer.get("message")))
+            jit, name = _loaded(answer["meta"], code, todo.kernel)
+        except (cache.Discarded, ValueError, KeyError, TypeError):
+            return _finish(_start(todo, None))  # compiled here: an error is raised in context
         STATS.kernels_compiled += 1
-        STATS.seconds_compiling += seconds
-        _store(todo.key, todo.kernel, jit, name)
+        STATS.seconds_compiling += float(answer.get("seconds", 0.0))
+        cache.store(todo.key, OBJECT_KIND, answer["meta"], code)
         return _compiled(todo.kernel, jit, name, todo.text, todo.key)
     jit = made.jit.result()
     STATS.kernels_compiled += 1
@@ -315,33 +306,45 @@ def expected_signature(kernel: KernelOp) -> list[tuple[str, bool]]:
     return [(t, True) for t in types] + [("index", False), ("index", False)]
 
 
-def _store(key: str, kernel: KernelOp, jit: Any, name: str) -> None:
+def object_entry(kernel: KernelOp, jit: Any, name: str) -> dict[str, Any] | None:
+    """What the disk cache records with a kernel's object code (None: a later process
+    could not check it against the kernel, so it compiles the kernel itself)."""
     params, result = jit.signatures[name]
     signature = [[p.type, p.buffer, p.written, p.name] for p in params]
-    if (code := jit.object_code()) is None or result is not None \
-            or name != function_name(kernel) \
+    if jit.object_code() is None or result is not None or name != function_name(kernel) \
             or [(t, b) for t, b, _, _ in signature] != expected_signature(kernel):
-        return  # a later process could not check it: compile it there too
-    cache.store(key, OBJECT_KIND, {"kernel": kernel.sym_name.data, "function": name,
-                                   "signature": signature, "llvm_ir": jit.llvm_ir,
-                                   "optimized_ir": jit.optimized_ir}, code)
+        return None
+    return {"kernel": kernel.sym_name.data, "function": name, "signature": signature,
+            "llvm_ir": jit.llvm_ir, "optimized_ir": jit.optimized_ir}
+
+
+def _store(key: str, kernel: KernelOp, jit: Any, name: str) -> None:
+    if (meta := object_entry(kernel, jit, name)) is not None:
+        cache.store(key, OBJECT_KIND, meta, jit.object_code())
 
 
 def _from_disk(key: str, kernel: KernelOp) -> tuple[Any, str]:
-    from irtensor.passes.llvm import jit as llvm_jit
-
     entry = cache.load(key, OBJECT_KIND)
     if entry is None:
         return None, ""
     try:
-        name, params, texts = _checked_meta(entry.meta, kernel)
-        jit = llvm_jit.load_object(entry.payload, {name: (params, None)},
-                                   llvm_ir_text=texts[0], optimized_ir=texts[1])
-        jit.function(name)
+        jit, name = _loaded(entry.meta, entry.payload, kernel)
     except (cache.Discarded, ValueError, KeyError) as e:
         cache.discard(key, str(e))
         return None, ""
     STATS.cache_hits_disk += 1
+    return jit, name
+
+
+def _loaded(meta: dict[str, Any], code: bytes, kernel: KernelOp) -> tuple[Any, str]:
+    """The object code an entry (`object_entry`) holds, loaded once the entry is checked
+    to be `kernel`'s; Discarded, ValueError or KeyError say why it is not."""
+    from irtensor.passes.llvm import jit as llvm_jit
+
+    name, params, texts = _checked_meta(meta, kernel)
+    jit = llvm_jit.load_object(code, {name: (params, None)}, llvm_ir_text=texts[0],
+                               optimized_ir=texts[1])
+    jit.function(name)
     return jit, name
 
 

@@ -1,0 +1,93 @@
+"""Compile-time benchmark: a training step's first (compiling) call with the compile
+workers and without them, side by side in one run.
+
+    python bench/compile.py [--reps N] [--threads T]
+
+Each measurement is a fresh process with an empty kernel cache, so every kernel is
+compiled: the MLP's and the digits CNN's eager first step (`bench/training.py`).
+Rows: `IRTENSOR_COMPILE_WORKERS` unset (one worker per core but one, and LLVM in a
+thread of its own while the next kernel is lowered) and `0` (the thread only). The
+runs alternate between the two settings; the table gives the median and range of
+each and the ratio of the medians. The heading records the CPU model and features.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+ONE_RUN = """
+import json, sys, time
+sys.path.insert(0, {here!r})
+import numpy as np
+from training import irtensor_cnn_step, irtensor_mlp_step
+from irtensor import runtime
+seconds = {{}}
+for name, maker in (("mlp", irtensor_mlp_step), ("cnn", irtensor_cnn_step)):
+    step, _ = maker(np.random.default_rng(0), False)
+    start = time.perf_counter()
+    step()
+    seconds[name] = time.perf_counter() - start
+seconds["kernels"] = runtime.stats()["kernels_compiled"]
+print(json.dumps(seconds))
+"""
+
+SETTINGS = (("workers (default)", None), ("no workers (IRTENSOR_COMPILE_WORKERS=0)", "0"))
+
+
+def one_run(workers: str | None, threads: int) -> dict[str, float]:
+    env = dict(os.environ, IRTENSOR_THREADS=str(threads))
+    env.pop("IRTENSOR_COMPILE_WORKERS", None)
+    if workers is not None:
+        env["IRTENSOR_COMPILE_WORKERS"] = workers
+    with tempfile.TemporaryDirectory() as cache:
+        env["IRTENSOR_CACHE_DIR"] = cache
+        done = subprocess.run([sys.executable, "-c", ONE_RUN.format(here=str(HERE))],
+                              env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"a measurement failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    from training import cpu_heading
+
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label, _ in SETTINGS}
+    for _ in range(args.reps):
+        for label, workers in SETTINGS:
+            runs[label].append(one_run(workers, args.threads))
+    print(f"first (compiling) eager training step, {args.reps} runs each, alternating, "
+          f"{args.threads} thread(s); {cpu_heading()}\n")
+    print("| kernel compiles | kernels | MLP first step s | CNN first step s | "
+          "MLP vs no workers | CNN vs no workers |")
+    print("|---|---|---|---|---|---|")
+    base = {m: float(np.median([r[m] for r in runs[SETTINGS[1][0]]])) for m in ("mlp", "cnn")}
+    for label, _ in SETTINGS:
+        cells = []
+        for model in ("mlp", "cnn"):
+            values = [r[model] for r in runs[label]]
+            cells.append(f"{np.median(values):.2f} ({min(values):.2f}-{max(values):.2f})")
+        ratios = [float(np.median([r[m] for r in runs[label]])) / base[m]
+                  for m in ("mlp", "cnn")]
+        kernels = int(runs[label][0]["kernels"])
+        print(f"| {label} | {kernels} | {cells[0]} | {cells[1]} | "
+              f"{ratios[0]:.2f} | {ratios[1]:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
