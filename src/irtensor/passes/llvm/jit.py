@@ -462,7 +462,7 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
     done: Future[JitModule] = Future()
     try:
         done.set_result(compile_text())
-    except BaseException as e:
+    except Exception as e:  # raised by .result(), as from the executor
         done.set_exception(e)
     return done
 
