@@ -30,7 +30,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     FloatAttr,
@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    VectorType,
     f32,
     i1,
     i16,
@@ -115,11 +116,80 @@ MissingOps = register_impls(type("MissingOps", (InterpreterFunctions,), {
 }))
 
 
+FLOAT_LANE_OPS: dict[type[Operation], Any] = {
+    arith.AddfOp: lambda a, b: a + b, arith.SubfOp: lambda a, b: a - b,
+    arith.MulfOp: lambda a, b: a * b,
+}
+
+
+def lane_wise(self: InterpreterFunctions, interp: Interpreter, op: Operation,
+              args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A float op on scalars as before; on vectors (tuples of lanes, as `VectorOps`
+    keeps them), the scalar op lane by lane."""
+    if not any(isinstance(a, tuple) for a in args):
+        if type(op) in FLOAT_LANE_OPS:  # what xDSL's own arith impls compute
+            values = [a.value.data for a in args]
+            return (FloatAttr(FLOAT_LANE_OPS[type(op)](*values), op.results[0].type),)
+        return numpy_impl(self, interp, op, args)
+    t = op.results[0].type
+    assert isinstance(t, VectorType)
+    width = t.get_shape()[0]
+    spread = [a if isinstance(a, tuple) else (a,) * width for a in args]
+    return (tuple(lane_wise(self, interp, _scalar_twin(op, t.element_type), lanes)[0]
+                  for lanes in zip(*spread, strict=True)),)
+
+
+def _scalar_twin(op: Operation, element: Attribute) -> Operation:
+    """`op` on scalars of `element` (for numpy_impl, which reads the op's types)."""
+    if isinstance(op, arith.NegfOp):
+        return arith.NegfOp(arith.ConstantOp(FloatAttr(0.0, element)))
+    zero = arith.ConstantOp(FloatAttr(0.0, element))
+    return type(op)(zero, zero)  # type: ignore[call-arg]
+
+
+@register_impls
+class VectorOps(InterpreterFunctions):
+    """The vector ops of register blocks' rows; a vector value is a tuple of lanes."""
+
+    @impl(vector.LoadOp)
+    def run_vector_load(self, interp: Interpreter, op: vector.LoadOp,
+                        args: tuple[Any, ...]) -> tuple[Any, ...]:
+        base, *indices = args
+        at = [i.value.data for i in indices]
+        t = op.result.type
+        assert isinstance(t, VectorType)
+        return (tuple(FloatAttr(base.load((*at[:-1], at[-1] + k)), t.element_type)
+                      for k in range(t.get_shape()[0])),)
+
+    @impl(vector.StoreOp)
+    def run_vector_store(self, interp: Interpreter, op: vector.StoreOp,
+                         args: tuple[Any, ...]) -> tuple[Any, ...]:
+        value, base, *indices = args
+        at = [i.value.data for i in indices]
+        for k, lane in enumerate(value):
+            base.store((*at[:-1], at[-1] + k), lane.value.data)
+        return ()
+
+    @impl(vector.BroadcastOp)
+    def run_vector_broadcast(self, interp: Interpreter, op: vector.BroadcastOp,
+                             args: tuple[Any, ...]) -> tuple[Any, ...]:
+        return ((args[0],) * op.vector.type.get_shape()[0],)
+
+
+LaneWiseOps = register_impls(type("LaneWiseOps", (InterpreterFunctions,), {
+    f"run_{op.__name__}": impl(op)(lane_wise)
+    for op in (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.NegfOp,
+               arith.MaximumfOp, arith.MinimumfOp)
+}))
+
+
 def interpreter(module: ModuleOp) -> Interpreter:
     interp = Interpreter(module)
     register_implementations(interp, Context())
     interp.register_implementations(MathFunctions())
     interp.register_implementations(MissingOps(), override=True)
+    interp.register_implementations(VectorOps())
+    interp.register_implementations(LaneWiseOps(), override=True)
     return interp
 
 

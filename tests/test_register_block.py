@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, f32, i64
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType, f32, i64
 
 from irtensor import ir
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
@@ -120,10 +120,15 @@ def check_loops(module: ModuleOp, inputs: Sequence[np.ndarray]) -> ModuleOp:
 
 
 def uses_register_block(loops: ModuleOp) -> bool:
-    """A reduction loop carrying more than one accumulator."""
+    """A reduction loop carrying more than one accumulator, or a row of them (a vector)."""
     from xdsl.dialects import scf
 
-    return any(isinstance(op, scf.ForOp) and len(op.iter_args) > 1 for op in loops.walk())
+    return any(isinstance(op, scf.ForOp) and (len(op.iter_args) > 1 or any(
+        isinstance(a.type, VectorType) for a in op.iter_args)) for op in loops.walk())
+
+
+def vector_ops(loops: ModuleOp) -> list[str]:
+    return sorted({op.name for op in loops.walk() if op.name.startswith("vector.")})
 
 
 # --------------------------------------------------------------------------- properties
@@ -256,3 +261,52 @@ def test_a_tiled_reduction_applies_the_epilogue_in_its_last_tile(dtype: str) -> 
                                   vector=4, unroll=2))
     loops = check_loops(module, inputs_for(module, 5))
     assert uses_register_block(loops)
+
+
+# --------------------------------------------------------------------------- vector rows
+
+
+@pytest.mark.parametrize(("dtype", "transposed", "vectors"), [
+    ("f32", False, True), ("f32", True, False), ("i32", False, False)])
+def test_rows_are_vectors_where_the_kernel_allows(dtype: str, transposed: bool,
+                                                  vectors: bool) -> None:
+    """f32 with B's columns contiguous: one vector per row, loads of B's run, a
+    vector epilogue and vector stores; B transposed (its columns a row apart) or an
+    i32 sum: the scalar block. Both give the interpreter's results."""
+    module = ir.parse(matmul_text(1, 5, 4, 9, dtype, transposed=transposed, epilogue=True,
+                                  vector=4, unroll=2))
+    loops = check_loops(module, inputs_for(module, 1))
+    assert uses_register_block(loops)
+    if vectors:
+        assert vector_ops(loops) == ["vector.broadcast", "vector.load", "vector.store"]
+        stores = [op for op in loops.walk() if isinstance(op, memref.StoreOp)]
+        assert all(op.memref.type.get_shape() != [1, 5, 9] for op in stores)  # type: ignore[attr-defined]
+    else:
+        assert vector_ops(loops) == []
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_rows_on_llvm_keep_numpys_ties_and_nans(dtype: type) -> None:
+    """maximum/minimum in a vector epilogue as np.maximum/np.minimum: between +0 and -0
+    the second operand, NaN from either side (the columns of B that are zeros give
+    +0 sums)."""
+    from irtensor import Tensor
+
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((7, 5)).astype(dtype)
+    b = rng.standard_normal((5, 24)).astype(dtype)
+    b[:, ::3] = 0.0
+    other = rng.standard_normal(24).astype(dtype)
+    other[::3] = -0.0
+    other[1::6] = np.nan
+    product = a @ b
+    for got, want in [
+        ((Tensor(a) @ Tensor(b)).maximum(Tensor(other)).numpy(), np.maximum(product, other)),
+        ((Tensor(a) @ Tensor(b)).minimum(Tensor(other)).numpy(), np.minimum(product, other)),
+        (Tensor(other).maximum(Tensor(a) @ Tensor(b)).numpy(), np.maximum(other, product)),
+    ]:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        assert np.array_equal(np.signbit(got), np.signbit(want))
+    program = (Tensor(a) @ Tensor(b)).maximum(Tensor(other)).ir("loops")
+    assert "vector.store" in program and "arith.maximumf" in program

@@ -12,7 +12,7 @@ import struct
 import sys
 
 from xdsl.context import Context
-from xdsl.dialects import arith, cf, func, llvm, math, memref, scf
+from xdsl.dialects import arith, cf, func, llvm, math, memref, scf, vector
 from xdsl.dialects.builtin import (
     Builtin,
     FileLineColLoc,
@@ -52,7 +52,7 @@ def make_context() -> Context:
 
     ctx = Context()
     for dialect in (Builtin, func.Func, arith.Arith, math.Math, scf.Scf, cf.Cf, memref.MemRef,
-                    llvm.LLVM, HL, LL, KERNEL, OCL):
+                    vector.Vector, llvm.LLVM, HL, LL, KERNEL, OCL):
         ctx.load_dialect(dialect)
     return ctx
 

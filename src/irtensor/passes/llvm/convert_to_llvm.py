@@ -1,10 +1,11 @@
 """convert-to-llvm: loop-level kernel functions into `llvm.func`s on bare pointers.
 
 The input is what `lower-kernels-to-loops` makes: `func.func`s marked
-`irtensor.kernel` whose bodies use scf, arith, math, memref (static, row-major)
-and func. The output is a module of `llvm.func`s (and the `malloc`/`free`
-declarations they need) that `xdsl.backend.llvm.convert.convert_module` turns
-into LLVM IR for the JIT (`irtensor.passes.llvm.jit`).
+`irtensor.kernel` whose bodies use scf, arith, math, memref (static, row-major),
+vector (a register block's rows) and func. The output is a module of
+`llvm.func`s (and the `malloc`/`free` declarations they need) that
+`xdsl.backend.llvm.convert.convert_module` turns into LLVM IR for the JIT
+(`irtensor.passes.llvm.jit`).
 
 The steps, each reusing xDSL where it can:
 
@@ -17,8 +18,8 @@ The steps, each reusing xDSL where it can:
    block are converted too, with casts back to the old types for their users).
    The function keeps its argument types as `irtensor.arg_types`, and the
    arguments it may write as `irtensor.written_args`, for the JIT's checks.
-4. The op patterns (`llvm_patterns_arith`, `_math`, `_memref`, and the cf/func
-   ones here) rewrite every op, casting operands and results with
+4. The op patterns (`llvm_patterns_arith`, `_math`, `_memref`, `_vector`, and the
+   cf/func ones here) rewrite every op, casting operands and results with
    `builtin.unrealized_conversion_cast` where types change.
 5. xDSL's `reconcile-unrealized-casts` removes the cast pairs; anything that is
    not an llvm op by then is reported by name.
@@ -33,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import cf, func, llvm, memref
+from xdsl.dialects import cf, func, llvm, memref, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -69,19 +70,21 @@ from irtensor.passes.llvm.lowering import (
 from irtensor.passes.llvm.patterns_arith import arith_patterns
 from irtensor.passes.llvm.patterns_math import math_patterns
 from irtensor.passes.llvm.patterns_memref import AllocPlan, heap_declarations, memref_patterns
+from irtensor.passes.llvm.patterns_vector import vector_patterns
 from irtensor.passes.registry import register_pass
 
 # --------------------------------------------------------------------------- functions
 
 
 def written_arguments(function: func.FuncOp) -> list[int]:
-    """Indices of the memref arguments used by anything but memref.load."""
+    """Indices of the memref arguments used by anything but a load."""
     if not function.body.blocks:
         return []
     return [
         i for i, arg in enumerate(function.body.blocks[0].args)
         if isinstance(arg.type, MemRefType)
-        and any(not isinstance(use.operation, memref.LoadOp) for use in arg.uses)
+        and any(not isinstance(use.operation, memref.LoadOp | vector.LoadOp)
+                for use in arg.uses)
     ]
 
 
@@ -282,7 +285,7 @@ def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: b
                 else:
                     module.body.block.insert_op_before(declaration, first)
     patterns: list[RewritePattern] = [
-        *arith_patterns(fast_math), *math_patterns(), *memref_patterns(plan),
+        *arith_patterns(fast_math), *math_patterns(), *memref_patterns(plan), *vector_patterns(),
         BranchToLLVM(), CondBranchToLLVM(), ReturnToLLVM(), CallToLLVM(),
     ]
     trace.rewrite_module(module, patterns)

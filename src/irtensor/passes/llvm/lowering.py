@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     UnrealizedConversionCastOp,
+    VectorType,
     f32,
     i1,
     i8,
@@ -79,6 +80,8 @@ def llvm_type(t: Attribute) -> Attribute:
         return f32
     if isinstance(t, (IntegerType, llvm.LLVMPointerType, *NATIVE_FLOATS)):
         return t
+    if isinstance(t, VectorType) and isinstance(t.element_type, Float32Type | Float64Type):
+        return t  # a register block's row (`vector_block`): f32 and f64 lanes only
     raise LLVMLoweringError(f"convert-to-llvm: no llvm type for {t}")
 
 

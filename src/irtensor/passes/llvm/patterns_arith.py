@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     IntegerAttr,
+    VectorType,
     f16,
     f32,
     f64,
@@ -254,6 +255,8 @@ class MaxMinFToLLVM(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.MaximumfOp | arith.MinimumfOp,
                           rewriter: PatternRewriter) -> None:
+        if isinstance(op.result.type, VectorType):
+            return  # a register block's row: patterns_vector.VectorMaxMinFToLLVM
         e = Emitter(rewriter, op)
         a, b = e.values(op.operands)
         is_max = isinstance(op, arith.MaximumfOp)

@@ -18,7 +18,7 @@ import math as pymath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import llvm, memref
+from xdsl.dialects import llvm, memref, vector
 from xdsl.dialects.builtin import BFloat16Type, IntegerAttr, MemRefType, ModuleOp, i1, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -110,7 +110,7 @@ class StoreToLLVM(RewritePattern):
 
 # --------------------------------------------------------------------------- allocation
 
-LOCAL_USERS = (memref.LoadOp, memref.StoreOp, memref.DeallocOp)
+LOCAL_USERS = (memref.LoadOp, memref.StoreOp, memref.DeallocOp, vector.LoadOp, vector.StoreOp)
 
 
 def _stays_local(buffer: SSAValue) -> bool:
@@ -119,7 +119,7 @@ def _stays_local(buffer: SSAValue) -> bool:
         user = use.operation
         if not isinstance(user, LOCAL_USERS):
             return False
-        if isinstance(user, memref.StoreOp) and use.index != 1:
+        if isinstance(user, memref.StoreOp | vector.StoreOp) and use.index != 1:
             return False
     return True
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     MemRefType,
     UnitAttr,
+    VectorType,
 )
 from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -301,6 +302,8 @@ class KernelFunction:
 
     def identity(self, element: Attribute) -> float | int | bool:
         """sum: 0 of the type; max: -inf, the int minimum, or false (as ll_impls.lowest)."""
+        if isinstance(element, VectorType):
+            element = element.element_type
         return lowest(element) if self.combiner() == "max" else 0
 
     def flags(self) -> arith.FastMathFlagsAttr | None:
@@ -308,7 +311,7 @@ class KernelFunction:
         return arith.FastMathFlagsAttr([FastMathFlag.ALLOW_CONTRACT]) if self.contract else None
 
     def combine(self, acc: SSAValue, value: SSAValue) -> SSAValue:
-        t = acc.type
+        t = acc.type.element_type if isinstance(acc.type, VectorType) else acc.type
         if dtypes.is_bool(t):  # a bool sum (dtype=bool) and a bool max are both `or`
             op: Operation = arith.OrIOp(acc, value)
         elif self.combiner() == "max":
@@ -481,6 +484,10 @@ class KernelFunction:
         return self.constant_attr(IntegerAttr(value, IndexType()), IndexType())
 
     def constant(self, value: float | int | bool, element: Attribute) -> SSAValue:
+        """The value of type `element`; of a vector type, the scalar broadcast here."""
+        if isinstance(element, VectorType):
+            lane = self.constant(value, element.element_type)
+            return self.emit(vector.BroadcastOp(lane, element))
         return self.constant_attr(scalar_attr(value, element), element)
 
     def constant_attr(self, attr: Attribute, t: Attribute) -> SSAValue:

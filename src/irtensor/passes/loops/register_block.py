@@ -7,11 +7,12 @@ then one parallel loop that walks the output contiguously (matmul's i-k-j:
 of `unroll` x `vector` output elements, `unroll` consecutive points of the last
 parallel dimension before the reductions (`r`, the rows) by `vector`
 consecutive points of the innermost one (`c`, the columns), whose accumulators
-are `iter_args` of the reduction loops: registers, not memory. The body is
-cloned once per point of the block at each step of the reduction loops; each
-input element is read once per step (A's row element once per row, B's run
-once per column), so LLVM's SLP vectoriser turns a row of the block into
-vector FMAs on broadcast A values (`contract` on a float sum of products).
+are `iter_args` of the reduction loops: registers, not memory. Where the kernel allows,
+each row is one vector value (`vector_block`); otherwise the body is cloned
+once per point of the block at each step of the reduction loops, each input
+element read once per step (A's row element once per row, B's run once per
+column), so LLVM's SLP vectoriser turns a row of the block into vector FMAs on
+broadcast A values (`contract` on a float sum of products).
 
     tile loops of the tiled dims (MLIR's convention, in order)
       point loops of P except r
@@ -43,6 +44,7 @@ from irtensor.passes.kernel.kernel_facts import access_dims, keeps_partials
 from irtensor.passes.kernel.schedule_blocks import block_shape
 from irtensor.passes.loops import blocked
 from irtensor.passes.loops.loop_parts import Env, Loop, Planned, tile_key
+from irtensor.passes.loops.vector_block import VectorRows
 
 if TYPE_CHECKING:
     from irtensor.passes.loops.loop_builder import KernelFunction
@@ -91,6 +93,8 @@ def column_widths(vector: int, extent: int | None = None) -> list[int]:
 class RegisterBlock:
     """Builds one kernel's register-blocked reduction into a `KernelFunction`."""
 
+    rows_as_vectors: VectorRows | None = None
+
     def __init__(self, kf: KernelFunction):
         self.kf = kf
         op = kf.op
@@ -135,6 +139,7 @@ class RegisterBlock:
             return []
 
         packs = self.allocate_packs()
+        self.rows_as_vectors = VectorRows.of(self, list(packs))
 
         def packed_rows(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
             for i, buffer in packs.items():
@@ -218,8 +223,15 @@ class RegisterBlock:
         assert self.dims is not None
         column = self.dims[3]
         widths = column_widths(self.cols, self.static_extent(column))
-        self.blocks(column, env, widths, lambda e, first, n: self.block(
-            e, row, row_values, [self.offset(first, k) for k in range(n)]))
+        rows = self.rows_as_vectors
+
+        def block(e: Env, first: SSAValue, n: int) -> None:
+            if rows is not None and n > 1:
+                rows.block(e, row, row_values, first, n)
+            else:
+                self.block(e, row, row_values, [self.offset(first, k) for k in range(n)])
+
+        self.blocks(column, env, widths, block)
 
     def static_extent(self, dim: int) -> int | None:
         """The points of `dim` in every tile when it is the same for all (the whole
@@ -321,14 +333,19 @@ class RegisterBlock:
         tile (the output holds it between tiles)."""
         kf = self.kf
         identity = kf.constant(kf.identity(element), element)  # type: ignore[arg-type]
-        tiled = [d for d in kf.op.reduction_dims if kf.tile(d)]
-        if not tiled:
+        first = self.first_tile(point)
+        if first is None:
             return identity
-        first: SSAValue | None = None
-        for d in tiled:
-            at_start = kf.emit(arith.CmpiOp(point[tile_key(d)], kf.dim_range(d)[0], "eq"))
-            first = at_start if first is None else kf.emit(arith.AndIOp(first, at_start))
         reduced = {**point, **{d: kf.index(0) for d in kf.op.reduction_dims}}
         partial = kf.load(kf.output, kf.write_indices(reduced))
         return kf.emit(arith.SelectOp(first, identity, partial))
 
+
+    def first_tile(self, point: Env) -> SSAValue | None:
+        """Whether every tiled reduction loop is in its first tile (None: none is tiled)."""
+        kf = self.kf
+        first: SSAValue | None = None
+        for d in (d for d in kf.op.reduction_dims if kf.tile(d)):
+            at_start = kf.emit(arith.CmpiOp(point[tile_key(d)], kf.dim_range(d)[0], "eq"))
+            first = at_start if first is None else kf.emit(arith.AndIOp(first, at_start))
+        return first

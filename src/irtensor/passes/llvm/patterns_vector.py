@@ -1,0 +1,151 @@
+"""`vector` -> `llvm` patterns of `convert-to-llvm`: the ops a register block's rows use.
+
+`lower-kernels-to-loops` builds a matmul- or conv-like kernel's block of
+accumulators as one vector per row (`irtensor.passes.loops.vector_block`); these
+patterns lower its three vector ops:
+
+- `vector.load` / `vector.store` of a contiguous run of a memref's last dimension
+  become a `getelementptr inbounds` and one `llvm.load` / `llvm.store` of the
+  vector type, aligned as one element is (a run starts anywhere in a row);
+- `vector.broadcast` of a scalar becomes `insertelement` into lane 0 and a
+  `shufflevector` with an all-zero mask, LLVM's splat idiom (a broadcast of a
+  constant folds to a constant vector).
+
+Arithmetic on vectors goes through the arith patterns unchanged (`llvm.fadd` &
+co. take vector operands); only f32 and f64 lanes are lowered. `maximumf` and
+`minimumf` on vectors (a relu in an epilogue) keep numpy's meaning as the
+scalar lowering does, without a vector compare (xDSL's `llvm.fcmp` is scalar):
+`llvm.maximum`/`llvm.minimum` propagate NaN as `np.maximum` does, and where
+both operands are zeros (the only equal operands the two can tell apart) the
+second operand is taken, through a mask made of the bits: `t = (a | b) & ~sign`
+is 0 exactly there, and `(t - 1) >> (width - 1)` (arithmetic) is all ones then
+and 0 otherwise.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, llvm, vector
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerType,
+    MemRefType,
+    VectorType,
+    i32,
+)
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from irtensor.passes.llvm.lowering import (
+    Emitter,
+    LLVMLoweringError,
+    byte_size,
+    float_width,
+    llvm_type,
+)
+from irtensor.passes.llvm.patterns_memref import element_pointer
+
+
+def _run_type(memory: object, run: VectorType, what: str) -> int:
+    """The bytes of one element, after checking that `run` is a vector of `memory`'s
+    element type over its last dimension only."""
+    if not isinstance(memory, MemRefType) or run.get_num_dims() != 1:
+        raise LLVMLoweringError(f"convert-to-llvm: {what} needs a memref and a 1-d vector, "
+                                f"got {memory} and {run}")
+    llvm_type(run)  # raises for lanes the lowering lacks
+    return byte_size(memory.element_type)
+
+
+class VectorLoadToLLVM(RewritePattern):
+    """vector.load -> getelementptr inbounds + llvm.load of the vector (element-aligned)."""
+
+    op_types = (vector.LoadOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.LoadOp, rewriter: PatternRewriter) -> None:
+        run = op.result.type
+        assert isinstance(run, VectorType)
+        align = _run_type(op.base.type, run, "vector.load")
+        e = Emitter(rewriter, op)
+        pointer = element_pointer(e, op.base, op.indices)
+        e.finish(e.emit(llvm.LoadOp(pointer, run, alignment=align)))
+
+
+class VectorStoreToLLVM(RewritePattern):
+    """vector.store -> getelementptr inbounds + llvm.store of the vector (element-aligned)."""
+
+    op_types = (vector.StoreOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.StoreOp, rewriter: PatternRewriter) -> None:
+        run = op.vector.type
+        assert isinstance(run, VectorType)
+        align = _run_type(op.base.type, run, "vector.store")
+        e = Emitter(rewriter, op)
+        pointer = element_pointer(e, op.base, op.indices)
+        e.insert(llvm.StoreOp(e.value(op.vector), pointer, alignment=align))
+        rewriter.erase(op)
+
+
+class BroadcastToLLVM(RewritePattern):
+    """vector.broadcast of a scalar -> insertelement into lane 0 + shufflevector splat."""
+
+    op_types = (vector.BroadcastOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.BroadcastOp, rewriter: PatternRewriter) -> None:
+        run = op.vector.type
+        assert isinstance(run, VectorType)
+        if isinstance(op.source.type, VectorType) or run.get_num_dims() != 1:
+            raise LLVMLoweringError("convert-to-llvm: vector.broadcast is lowered from a "
+                                    f"scalar to a 1-d vector only, got {op.source.type} "
+                                    f"to {run}")
+        e = Emitter(rewriter, op)
+        lanes = run.get_shape()[0]
+        empty = e.emit(llvm.UndefOp(llvm_type(run)))
+        first = e.emit(llvm.InsertElementOp(empty, e.value(op.source), e.int_const(0, i32)))
+        mask = DenseArrayBase.from_list(i32, [0] * lanes)
+        e.finish(e.emit(llvm.ShuffleVectorOp(first, first, mask, llvm_type(run))))
+
+
+class VectorMaxMinFToLLVM(RewritePattern):
+    """maximumf/minimumf on vectors -> llvm.maximum/minimum, the second operand where
+    both are zeros (np.maximum(0.0, -0.0) is -0.0)."""
+
+    op_types = (arith.MaximumfOp, arith.MinimumfOp)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.MaximumfOp | arith.MinimumfOp,
+                          rewriter: PatternRewriter) -> None:
+        run = op.result.type
+        if not isinstance(run, VectorType):
+            return
+        llvm_type(run)
+        lanes, width = run.get_shape()[0], float_width(run.element_type)
+        e = Emitter(rewriter, op)
+        a, b = e.values(op.operands)
+        name = "maximum" if isinstance(op, arith.MaximumfOp) else "minimum"
+        picked = e.intrinsic(f"llvm.{name}.v{lanes}f{width}", [a, b], run)
+        bits = VectorType(IntegerType(width), [lanes])
+
+        def splat(value: int) -> SSAValue:
+            attr = DenseIntOrFPElementsAttr.from_list(bits, [value] * lanes)
+            return e.emit(llvm.ConstantOp(attr, bits))
+
+        a_bits, b_bits, picked_bits = (e.bitcast(v, bits) for v in (a, b, picked))
+        magnitude = e.binop(llvm.AndOp, e.binop(llvm.OrOp, a_bits, b_bits),
+                            splat((1 << (width - 1)) - 1))
+        zeros = e.binop(llvm.AShrOp, e.binop(llvm.SubOp, magnitude, splat(1)),
+                        splat(width - 1))
+        others = e.binop(llvm.XOrOp, zeros, splat(-1))
+        chosen = e.binop(llvm.OrOp, e.binop(llvm.AndOp, zeros, b_bits),
+                         e.binop(llvm.AndOp, others, picked_bits))
+        e.finish(e.bitcast(chosen, run))
+
+
+def vector_patterns() -> list[RewritePattern]:
+    return [VectorLoadToLLVM(), VectorStoreToLLVM(), BroadcastToLLVM(), VectorMaxMinFToLLVM()]
+
+
+__all__ = ["BroadcastToLLVM", "VectorLoadToLLVM", "VectorMaxMinFToLLVM", "VectorStoreToLLVM",
+           "vector_patterns"]

@@ -1,0 +1,37 @@
+// convert-to-llvm lowers the vector ops of a register block's rows: a
+// vector.load/store of a run becomes one llvm.load/store of the vector type
+// through the element's GEP, aligned as one element is (a run starts anywhere
+// in a row); a broadcast is LLVM's splat (insertelement + a zero shufflevector);
+// float arithmetic keeps its vector type; maximumf becomes llvm.maximum with the
+// second operand taken where both are zeros (np.maximum's tie rule), from a mask
+// built of the bits.
+// RUN: irtensor-opt %s -p convert-to-llvm | filecheck %s
+
+func.func @row(%in0: memref<2x8xf32>, %in1: memref<2xf32>, %out: memref<2x8xf32>, %start: index, %stop: index) attributes {irtensor.kernel} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %run = vector.load %in0[%start, %c4] : memref<2x8xf32>, vector<4xf32>
+  %s = memref.load %in1[%start] : memref<2xf32>
+  %splat = vector.broadcast %s : f32 to vector<4xf32>
+  %p = arith.mulf %run, %splat fastmath<contract> : vector<4xf32>
+  %zeros = vector.broadcast %zero : f32 to vector<4xf32>
+  %relu = arith.maximumf %p, %zeros : vector<4xf32>
+  vector.store %relu, %out[%start, %c0] : memref<2x8xf32>, vector<4xf32>
+  func.return
+}
+// CHECK-LABEL: llvm.func @row(
+// CHECK-SAME:    irtensor.written_args = array<i64: 2>
+// CHECK:         %[[AT:.*]] = llvm.getelementptr inbounds %in0[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %[[LOADED:.*]] = llvm.load %[[AT]] {alignment = 4 : i64} : !llvm.ptr -> vector<4xf32>
+// CHECK:         %[[S:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[EMPTY:.*]] = llvm.mlir.undef : vector<4xf32>
+// CHECK-NEXT:    %[[LANE0:.*]] = llvm.insertelement %[[S]], %[[EMPTY]][%{{.*}} : i32] : vector<4xf32>
+// CHECK-NEXT:    %[[SPLAT:.*]] = llvm.shufflevector %[[LANE0]], %[[LANE0]] [0, 0, 0, 0] : vector<4xf32>
+// CHECK-NEXT:    %[[P:.*]] = llvm.fmul %[[LOADED]], %[[SPLAT]] {fastmathFlags = #llvm.fastmath<contract>} : vector<4xf32>
+// CHECK:         %[[MAX:.*]] = llvm.call_intrinsic "llvm.maximum.v4f32"(%[[P]], %{{.*}}) : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+// CHECK:         llvm.ashr %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK:         %[[BITS:.*]] = llvm.or %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK-NEXT:    %[[RELU:.*]] = llvm.bitcast %[[BITS]] : vector<4xi32> to vector<4xf32>
+// CHECK:         %[[TO:.*]] = llvm.getelementptr inbounds %out[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %[[RELU]], %[[TO]] {alignment = 4 : i64} : vector<4xf32>, !llvm.ptr
