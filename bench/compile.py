@@ -1,7 +1,7 @@
 """Compile-time benchmark: a training step's first (compiling) call with the compile
 workers and without them, side by side in one run.
 
-    python bench/compile.py [--reps N] [--threads T]
+    python bench/compile.py [--reps N] [--threads T] [--baseline SRC]
 
 Each measurement is a fresh process with an empty kernel cache, so every kernel is
 compiled: the MLP's and the digits CNN's eager first step (`bench/training.py`).
@@ -9,6 +9,11 @@ Rows: `IRTENSOR_COMPILE_WORKERS` unset (one worker per core but one, and LLVM in
 thread of its own while the next kernel is lowered) and `0` (the thread only). The
 runs alternate between the two settings; the table gives the median and range of
 each and the ratio of the medians. The heading records the CPU model and features.
+
+`--baseline SRC` adds the same two rows for another irtensor source tree (the `src`
+folder of a checkout of an earlier commit, `git worktree add /tmp/base <commit>`),
+run by the same interpreter in the same alternation, so a change's effect on compile
+time is measured side by side with it.
 """
 
 from __future__ import annotations
@@ -44,9 +49,11 @@ print(json.dumps(seconds))
 SETTINGS = (("workers (default)", None), ("no workers (IRTENSOR_COMPILE_WORKERS=0)", "0"))
 
 
-def one_run(workers: str | None, threads: int) -> dict[str, float]:
+def one_run(workers: str | None, threads: int, source: str | None = None) -> dict[str, float]:
     env = dict(os.environ, IRTENSOR_THREADS=str(threads))
     env.pop("IRTENSOR_COMPILE_WORKERS", None)
+    if source is not None:  # ahead of the installed irtensor
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [source, env.get("PYTHONPATH")]))
     if workers is not None:
         env["IRTENSOR_COMPILE_WORKERS"] = workers
     with tempfile.TemporaryDirectory() as cache:
@@ -63,21 +70,30 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--baseline", help="another irtensor checkout's src folder")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from training import cpu_heading
 
-    runs: dict[str, list[dict[str, float]]] = {label: [] for label, _ in SETTINGS}
+    trees: list[tuple[str, str | None]] = [("", None)]
+    if args.baseline:
+        source = str(Path(args.baseline).resolve())
+        if not (Path(source) / "irtensor" / "__init__.py").is_file():
+            sys.exit(f"--baseline: {source} has no irtensor package")
+        trees.append((" [baseline]", source))
+    rows = [(label + suffix, workers, source) for suffix, source in trees
+            for label, workers in SETTINGS]
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in rows}
     for _ in range(args.reps):
-        for label, workers in SETTINGS:
-            runs[label].append(one_run(workers, args.threads))
+        for label, workers, source in rows:
+            runs[label].append(one_run(workers, args.threads, source))
     print(f"first (compiling) eager training step, {args.reps} runs each, alternating, "
           f"{args.threads} thread(s); {cpu_heading()}\n")
     print("| kernel compiles | kernels | MLP first step s | CNN first step s | "
           "MLP vs no workers | CNN vs no workers |")
     print("|---|---|---|---|---|---|")
-    base = {m: float(np.median([r[m] for r in runs[SETTINGS[1][0]]])) for m in ("mlp", "cnn")}
-    for label, _ in SETTINGS:
+    base = {m: float(np.median([r[m] for r in runs[rows[1][0]]])) for m in ("mlp", "cnn")}
+    for label, _, _ in rows:
         cells = []
         for model in ("mlp", "cnn"):
             values = [r[model] for r in runs[label]]
