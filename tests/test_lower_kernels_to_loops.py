@@ -149,7 +149,8 @@ def _scalar_twin(op: Operation, element: Attribute) -> Operation:
 
 @register_impls
 class VectorOps(InterpreterFunctions):
-    """The vector ops of register blocks' rows; a vector value is a tuple of lanes."""
+    """The vector ops of register blocks' rows (a vector value is a tuple of lanes) and
+    the views they store through."""
 
     @impl(vector.LoadOp)
     def run_vector_load(self, interp: Interpreter, op: vector.LoadOp,
@@ -169,6 +170,13 @@ class VectorOps(InterpreterFunctions):
         for k, lane in enumerate(value):
             base.store((*at[:-1], at[-1] + k), lane.value.data)
         return ()
+
+    @impl(memref.CollapseShapeOp)
+    def run_collapse_shape(self, interp: Interpreter, op: memref.CollapseShapeOp,
+                           args: tuple[Any, ...]) -> tuple[Any, ...]:
+        t = op.result.type
+        assert isinstance(t, MemRefType)
+        return (ShapedArray(args[0].data_ptr, list(t.get_shape())),)  # the same elements
 
     @impl(vector.BroadcastOp)
     def run_vector_broadcast(self, interp: Interpreter, op: vector.BroadcastOp,

@@ -310,3 +310,41 @@ def test_vector_rows_on_llvm_keep_numpys_ties_and_nans(dtype: type) -> None:
         assert np.array_equal(np.signbit(got), np.signbit(want))
     program = (Tensor(a) @ Tensor(b)).maximum(Tensor(other)).ir("loops")
     assert "vector.store" in program and "arith.maximumf" in program
+
+
+TRAILING_ONES = (
+    "func.func @main(%a: tensor<5x7x1xf32>, %w: tensor<7x11xf32>, %bias: tensor<11xf32>)"
+    " -> tensor<5x11x1xf32> {\n"
+    "  %0 = kernel.kernel @dense(%a, %w, %bias) space [5, 7, 11] reduce [1] sum reads ["
+    "#kernel.access<(d0, d1, d2) -> (d0, d1, 0)>, #kernel.access<(d0, d1, d2) -> (d1, d2)>, "
+    "#kernel.access<(d0, d1, d2) -> (d2)>] writes affine_map<(d0, d1, d2) -> (d0, d2, 0)> "
+    "epilogue_inputs 1 schedule <order [0, 1, 2], tiles [0, 0, 0], vector 4, unroll 2, "
+    "parallel [0]> : (tensor<5x7x1xf32>, tensor<7x11xf32>, tensor<11xf32>) "
+    "-> tensor<5x11x1xf32> {"
+    """
+  ^bb0(%x: f32, %y: f32):
+    %m = arith.mulf %x, %y : f32
+    kernel.yield %m : f32
+  } epilogue {
+  ^bb0(%s: f32, %c: f32):
+    %t = arith.addf %s, %c : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %r = arith.maximumf %t, %zero : f32
+    kernel.yield %r : f32
+  }
+  func.return %0 : tensor<5x11x1xf32>
+}""")
+
+
+def test_rows_store_through_a_view_without_trailing_unit_dims() -> None:
+    """The output [5, 11, 1] (a dense layer as fusion leaves it) is stored row by row
+    through one memref.collapse_shape to [5, 11], in the interpreter and on llvm."""
+    module = ir.parse(TRAILING_ONES)
+    inputs = inputs_for(module, 2)
+    loops = check_loops(module, inputs)
+    assert vector_ops(loops) == ["vector.broadcast", "vector.load", "vector.store"]
+    views = [op for op in loops.walk() if isinstance(op, memref.CollapseShapeOp)]
+    assert [str(v.result.type) for v in views] == ["memref<5x11xf32>"]
+    (got,) = llvm_device.run(module, inputs)
+    (want,) = run(module, inputs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -46,7 +46,7 @@ from xdsl.dialects.builtin import (
     UnrealizedConversionCastOp,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -77,15 +77,19 @@ from irtensor.passes.registry import register_pass
 
 
 def written_arguments(function: func.FuncOp) -> list[int]:
-    """Indices of the memref arguments used by anything but a load."""
+    """Indices of the memref arguments used by anything but a load (through views)."""
     if not function.body.blocks:
         return []
     return [
         i for i, arg in enumerate(function.body.blocks[0].args)
-        if isinstance(arg.type, MemRefType)
-        and any(not isinstance(use.operation, memref.LoadOp | vector.LoadOp)
-                for use in arg.uses)
+        if isinstance(arg.type, MemRefType) and not _only_loaded(arg)
     ]
+
+
+def _only_loaded(buffer: SSAValue) -> bool:
+    return all(isinstance(use.operation, memref.LoadOp | vector.LoadOp) or (
+        isinstance(use.operation, memref.CollapseShapeOp)
+        and _only_loaded(use.operation.result)) for use in buffer.uses)
 
 
 def convert_block_arguments(block: Block, rewriter: PatternRewriter) -> None:

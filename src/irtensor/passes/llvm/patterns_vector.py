@@ -2,14 +2,16 @@
 
 `lower-kernels-to-loops` builds a matmul- or conv-like kernel's block of
 accumulators as one vector per row (`irtensor.passes.loops.vector_block`); these
-patterns lower its three vector ops:
+patterns lower its ops:
 
 - `vector.load` / `vector.store` of a contiguous run of a memref's last dimension
   become a `getelementptr inbounds` and one `llvm.load` / `llvm.store` of the
   vector type, aligned as one element is (a run starts anywhere in a row);
 - `vector.broadcast` of a scalar becomes `insertelement` into lane 0 and a
   `shufflevector` with an all-zero mask, LLVM's splat idiom (a broadcast of a
-  constant folds to a constant vector).
+  constant folds to a constant vector);
+- `memref.collapse_shape` (a row-major buffer's view without its trailing size-1
+  dimensions) is the same pointer.
 
 Arithmetic on vectors goes through the arith patterns unchanged (`llvm.fadd` &
 co. take vector operands); only f32 and f64 lanes are lowered. `maximumf` and
@@ -24,7 +26,7 @@ and 0 otherwise.
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, llvm, vector
+from xdsl.dialects import arith, llvm, memref, vector
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -43,7 +45,7 @@ from irtensor.passes.llvm.lowering import (
     float_width,
     llvm_type,
 )
-from irtensor.passes.llvm.patterns_memref import element_pointer
+from irtensor.passes.llvm.patterns_memref import element_pointer, static_memref
 
 
 def _run_type(memory: object, run: VectorType, what: str) -> int:
@@ -143,9 +145,30 @@ class VectorMaxMinFToLLVM(RewritePattern):
         e.finish(e.bitcast(chosen, run))
 
 
+class CollapseShapeToLLVM(RewritePattern):
+    """memref.collapse_shape of a static row-major memref -> the same pointer (a row's
+    view without its trailing size-1 dimensions)."""
+
+    op_types = (memref.CollapseShapeOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.CollapseShapeOp, rewriter: PatternRewriter) -> None:
+        source, result = op.src.type, op.result.type
+        for t in (source, result):
+            static_memref(t, "memref.collapse_shape")
+            assert isinstance(t, MemRefType)
+            if t.get_strides() != MemRefType(t.element_type, t.get_shape()).get_strides() \
+                    or t.get_offset() != 0:
+                raise LLVMLoweringError("convert-to-llvm: memref.collapse_shape is lowered "
+                                        f"for row-major memrefs only, got {t}")
+        e = Emitter(rewriter, op)
+        e.finish(e.value(op.src))
+
+
 def vector_patterns() -> list[RewritePattern]:
-    return [VectorLoadToLLVM(), VectorStoreToLLVM(), BroadcastToLLVM(), VectorMaxMinFToLLVM()]
+    return [VectorLoadToLLVM(), VectorStoreToLLVM(), BroadcastToLLVM(), VectorMaxMinFToLLVM(),
+            CollapseShapeToLLVM()]
 
 
-__all__ = ["BroadcastToLLVM", "VectorLoadToLLVM", "VectorMaxMinFToLLVM", "VectorStoreToLLVM",
-           "vector_patterns"]
+__all__ = ["BroadcastToLLVM", "CollapseShapeToLLVM", "VectorLoadToLLVM",
+           "VectorMaxMinFToLLVM", "VectorStoreToLLVM", "vector_patterns"]

@@ -13,14 +13,17 @@ of `width` columns is built as one vector value instead:
       acc_row = acc_row + body (`contract`: LLVM makes it an FMA)
     the epilogue on vectors, then one `vector.store` per row
 
-The same block costs tens of ops. A kernel is built this way only when every
-op that sees a column-varying value is one this lowering and convert-to-llvm
-have on vectors (addf, subf, mulf, divf, negf, maximumf, minimumf on f32 or
-f64), every read that
-varies along the columns is contiguous in them (or is the block's packed copy)
-and the output is written contiguously along them; any other kernel keeps the
-scalar block, so the choice never changes a result: each lane computes what the
-scalar block's point computes, in the same order.
+A buffer whose run is followed by size-1 dimensions (`[64, 256, 1]`, indexed 0
+there) is read and written through a `memref.collapse_shape` view without them,
+made once at the function's start. The same block costs tens of ops.
+
+A kernel is built this way only when every op that sees a column-varying value
+is one this lowering and convert-to-llvm have on vectors (addf, subf, mulf,
+divf, negf, maximumf, minimumf on f32 or f64), every read that varies along the
+columns is contiguous in them (or is the block's packed copy) and the output is
+written contiguously along them; any other kernel keeps the scalar block, so the
+choice never changes a result: each lane computes what the scalar block's point
+computes, in the same order.
 """
 
 from __future__ import annotations
@@ -28,9 +31,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType, VectorType
+from xdsl.builder import Builder
+from xdsl.dialects import arith, memref, vector
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Float32Type,
+    Float64Type,
+    IntegerAttr,
+    MemRefType,
+    VectorType,
+    i64,
+)
 from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineExpr
+from xdsl.rewriter import InsertPoint
 
 from irtensor.dialects.kernel import AccessAttr, IndexOp, YieldOp
 from irtensor.passes.kernel.cost_model import linear_coefficient
@@ -51,17 +65,32 @@ def lanes_ok(t: Attribute) -> bool:
     return isinstance(t, LANE_TYPES)
 
 
-def read_kind(access: AccessAttr, column: int, packed: bool) -> str | None:
-    """How read of `access` varies along the columns: RUN (consecutive elements of its
-    last dimension, step 1), UNIFORM (not at all), None (any other way)."""
+def run_dim(exprs: Sequence[AffineExpr], column: int, shape: Sequence[int]) -> int | None:
+    """The dimension of a row-major buffer along which `exprs` walk consecutive elements
+    as the column steps by 1: the one result with the column at coefficient 1, the
+    column in no other, and only size-1 dimensions (indexed 0) after it; else None."""
+    steps = [linear_coefficient(e, column) for e in exprs]
+    if steps.count(1) != 1 or any(k not in (0, 1) for k in steps):
+        return None
+    j = steps.index(1)
+    after = zip(exprs[j + 1:], shape[j + 1:], strict=True)
+    if any(size != 1 or not (isinstance(e, AffineConstantExpr) and e.value == 0)
+           for e, size in after):
+        return None
+    return j
+
+
+def read_kind(access: AccessAttr, column: int, packed: bool, shape: Sequence[int]
+              ) -> str | None:
+    """How a read through `access` varies along the columns: RUN (consecutive elements,
+    `run_dim`), UNIFORM (not at all), None (any other way)."""
     if column not in access_dims(access):
         return UNIFORM
     if packed:  # the block's copy is laid out [reductions..., columns]
         return RUN
-    if access.is_masked:
+    if access.is_masked or run_dim(access.affine_map.results, column, shape) is None:
         return None
-    steps = [linear_coefficient(e, column) for e in access.affine_map.results]
-    return RUN if steps[-1] == 1 and all(k == 0 for k in steps[:-1]) else None
+    return RUN
 
 
 def region_ok(block: Block, varying: Sequence[bool], column: int) -> bool:
@@ -95,6 +124,7 @@ class VectorRows:
         self.column, self.reductions = owner.dims[3], owner.dims[2]
         self.kinds = kinds
         self.loads: dict[tuple[object, ...], SSAValue] = {}
+        self.views: dict[SSAValue, SSAValue] = {}
 
     @staticmethod
     def of(owner: RegisterBlock, packs: Sequence[int]) -> VectorRows | None:
@@ -110,14 +140,13 @@ class VectorRows:
             return None
         if not lanes_ok(output.element_type):
             return None
-        writes = [linear_coefficient(e, column) for e in op.writes.data.results]
-        if not writes or writes[-1] != 1 or any(k != 0 for k in writes[:-1]):
+        if run_dim(op.writes.data.results, column, output.get_shape()) is None:
             return None
         kinds: list[str] = []
         for i, access in enumerate(op.accesses):
             buffer = kf.inputs[i].type
             assert isinstance(buffer, MemRefType)
-            kind = read_kind(access, column, i in packs)
+            kind = read_kind(access, column, i in packs, buffer.get_shape())
             if kind is None or (kind == RUN and (0 in buffer.get_shape()
                                                  or not lanes_ok(buffer.element_type))):
                 return None
@@ -165,7 +194,7 @@ class VectorRows:
         for total, (value, indices) in zip(totals, results, strict=True):
             if last is not None:  # a tiled reduction keeps partial sums until its last tile
                 value = kf.emit(arith.SelectOp(last, value, total))
-            kf.at.insert(vector.StoreOp(value, kf.output, indices))
+            kf.at.insert(vector.StoreOp(*self.run_view(kf.output, indices, value=value)))
 
     def initial(self, point: Env, run: VectorType) -> SSAValue:
         """Zeros; for a tiled reduction, the output's partial sums after its first tile."""
@@ -175,7 +204,8 @@ class VectorRows:
         if first is None:
             return zeros
         reduced = {**point, **{d: kf.index(0) for d in kf.op.reduction_dims}}
-        partial = kf.emit(vector.LoadOp(kf.output, kf.write_indices(reduced), run))
+        partial = kf.emit(vector.LoadOp(*self.run_view(kf.output, kf.write_indices(reduced)),
+                                        run))
         return kf.emit(arith.SelectOp(first, zeros, partial))
 
     def finished(self, total: SSAValue, point: Env, width: int
@@ -216,8 +246,31 @@ class VectorRows:
                 indices = [kf.index_expr(e, env) for e in access.affine_map.results]
             assert isinstance(buffer.type, MemRefType)
             run = VectorType(buffer.type.element_type, [width])
-            self.loads[key] = kf.emit(vector.LoadOp(buffer, indices, run))
+            self.loads[key] = kf.emit(vector.LoadOp(*self.run_view(buffer, indices), run))
         return self.loads[key]
+
+    def run_view(self, buffer: SSAValue, indices: list[SSAValue],
+                 value: SSAValue | None = None) -> tuple[SSAValue, ...]:
+        """(value,) buffer, indices for a vector op along the buffer's last dimension: a
+        buffer with size-1 dimensions after its run (`[64, 256, 1]`, indexed 0 there) as
+        a `memref.collapse_shape` view without them, made once at the function's start."""
+        assert isinstance(buffer.type, MemRefType)
+        shape = buffer.type.get_shape()
+        keep = len(shape)
+        while keep > 1 and shape[keep - 1] == 1:
+            keep -= 1
+        if keep < len(shape):
+            if buffer not in self.views:
+                groups = [[d] for d in range(keep - 1)] + [list(range(keep - 1, len(shape)))]
+                view_type = MemRefType(buffer.type.element_type, list(shape[:keep]))
+                view = memref.CollapseShapeOp.build(
+                    operands=[buffer], result_types=[view_type],
+                    properties={"reassociation": ArrayAttr(
+                        [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
+                Builder(InsertPoint.at_start(self.kf.entry)).insert(view)
+                self.views[buffer] = view.result
+            buffer, indices = self.views[buffer], indices[:keep]
+        return (buffer, indices) if value is None else (value, buffer, indices)
 
     def splat(self, value: SSAValue, width: int) -> SSAValue:
         if isinstance(value.type, VectorType):
@@ -251,4 +304,4 @@ class VectorRows:
         raise ValueError(f"kernel @{kf.op.sym_name.data}: a region must end in kernel.yield")
 
 
-__all__ = ["VectorRows", "read_kind", "region_ok"]
+__all__ = ["VectorRows", "read_kind", "region_ok", "run_dim"]
