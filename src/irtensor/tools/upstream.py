@@ -16,8 +16,9 @@ from pathlib import Path
 # the start and stop of the outermost loop), so the same runtime can call either.
 UPSTREAM_LOWERING = (
     "--arith-expand", "--convert-scf-to-cf", "--convert-math-to-llvm",
-    "--expand-strided-metadata", "--finalize-memref-to-llvm", "--convert-arith-to-llvm",
-    "--convert-cf-to-llvm", "--convert-func-to-llvm=use-bare-ptr-memref-call-conv=1",
+    "--convert-vector-to-llvm", "--expand-strided-metadata", "--finalize-memref-to-llvm",
+    "--convert-arith-to-llvm", "--convert-cf-to-llvm",
+    "--convert-func-to-llvm=use-bare-ptr-memref-call-conv=1",
     "--reconcile-unrealized-casts",
 )
 _VERSIONS = (20, 19, 18)

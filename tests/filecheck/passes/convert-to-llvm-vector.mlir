@@ -4,7 +4,7 @@
 // in a row); a broadcast is LLVM's splat (insertelement + a zero shufflevector);
 // float arithmetic keeps its vector type; maximumf becomes llvm.maximum with the
 // second operand taken where both are zeros (np.maximum's tie rule), from a mask
-// built of the bits.
+// built of the bits. A memref.collapse_shape view is the same pointer.
 // RUN: irtensor-opt %s -p convert-to-llvm | filecheck %s
 
 func.func @row(%in0: memref<2x8xf32>, %in1: memref<2xf32>, %out: memref<2x8xf32>, %start: index, %stop: index) attributes {irtensor.kernel} {
@@ -35,3 +35,18 @@ func.func @row(%in0: memref<2x8xf32>, %in1: memref<2xf32>, %out: memref<2x8xf32>
 // CHECK-NEXT:    %[[RELU:.*]] = llvm.bitcast %[[BITS]] : vector<4xi32> to vector<4xf32>
 // CHECK:         %[[TO:.*]] = llvm.getelementptr inbounds %out[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    llvm.store %[[RELU]], %[[TO]] {alignment = 4 : i64} : vector<4xf32>, !llvm.ptr
+
+// A row stored through a view without the output's trailing size-1 dimension:
+// the view is the buffer's own pointer.
+func.func @row_view(%in0: memref<2x8xf32>, %out: memref<2x8x1xf32>, %start: index, %stop: index) attributes {irtensor.kernel} {
+  %c0 = arith.constant 0 : index
+  %view = memref.collapse_shape %out [[0], [1, 2]] : memref<2x8x1xf32> into memref<2x8xf32>
+  %run = vector.load %in0[%start, %c0] : memref<2x8xf32>, vector<8xf32>
+  vector.store %run, %view[%start, %c0] : memref<2x8xf32>, vector<8xf32>
+  func.return
+}
+// CHECK-LABEL: llvm.func @row_view(
+// CHECK-SAME:    irtensor.written_args = array<i64: 1>
+// CHECK:         %[[ROW:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
+// CHECK:         %[[TO:.*]] = llvm.getelementptr inbounds %out{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %[[ROW]], %[[TO]] {alignment = 4 : i64} : vector<8xf32>, !llvm.ptr
