@@ -238,7 +238,12 @@ def main() -> None:
             if step is None:
                 rows.append((name, f"{label}: not installed", 0, float("nan"), ""))
                 continue
-            first, warm = timed_steps(step, args.steps)
+            try:
+                first, warm = timed_steps(step, args.steps)
+            except Exception as error:  # a peer that fails is a row, not a crash
+                rows.append((name, f"{label}: failed ({type(error).__name__})", 0,
+                             float("nan"), ""))
+                continue
             rows.append((name, label, first, warm, ""))
     blas_limits.unregister()
     print(f"training step, batch {BATCH}, {args.threads} thread(s); {cpu_heading()}\n")
@@ -249,8 +254,9 @@ def main() -> None:
     for model, impl, first, warm, kernels in rows:
         ratio = f"{warm / numpy_warm:.2f}" if model.startswith("MLP") and warm == warm else ""
         to_torch = f"{warm / torch_eager[model]:.2f}" if model in torch_eager else ""
+        rate = f"{1 / warm:.0f}" if warm == warm else ""
         print(f"| {model} | {impl} | {first * 1e3:.0f} | {warm * 1e3:.2f} | "
-              f"{1 / warm:.0f} | {ratio} | {to_torch} | {kernels} |")
+              f"{rate} | {ratio} | {to_torch} | {kernels} |")
 
 
 if __name__ == "__main__":

@@ -80,16 +80,27 @@ func.func @matmul(%a: tensor<8x6xf32>, %b: tensor<6x32xf32>) -> tensor<8x32xf32>
 // CHECK:                       %[[X:.*]] = memref.load %in0
 // CHECK-NEXT:                  %[[PADDED:.*]] = arith.select %{{.*}}, %[[X]], %{{.*}} : f32
 // CHECK-NEXT:                  memref.store %[[PADDED]], %pack0[%i3, %i6, %i7, %i5] : memref<2x3x3x5xf32>
-// Four output channels by the five columns: a vector<5xf32> per channel, one
-// vector load of the copy per step, the weights broadcast.
+// Four output channels by the five columns: each channel's row is a vector<4xf32>
+// and a vector<1xf32> (a row is made of power-of-two vectors: LLVM splits those into
+// registers, while a vector<5xf32> it would widen lane by lane), one vector load of
+// the copy per piece and step, the weights broadcast.
 // CHECK:               scf.for %i2 = %c0 to %c1 step %c4 {
 // CHECK:                 scf.for %i5_1 = %c0 to %c1 step %c5 {
-// CHECK:                   scf.for %i3_1 = %c0 to %c2 step %c1 iter_args({{.*}}, %acc_3 = %{{.*}}) -> (vector<5xf32>, vector<5xf32>, vector<5xf32>, vector<5xf32>)
+// CHECK:                   %[[TAIL:.*]] = arith.addi %i5_1, %c4
+// CHECK:                   scf.for %i3_1 = %c0 to %c2 step %c1 iter_args({{.*}}) -> (vector<4xf32>, vector<1xf32>, vector<4xf32>, vector<1xf32>, vector<4xf32>, vector<1xf32>, vector<4xf32>, vector<1xf32>)
 // CHECK-NOT:                 arith.select
-// CHECK:                     vector.load %pack0[%i3_1, %i6_1, %i7_1, %i5_1] : memref<2x3x3x5xf32>, vector<5xf32>
-// CHECK-NOT:                 arith.select
+// CHECK:                     vector.load %pack0[%i3_1, %i6_1, %i7_1, %i5_1] : memref<2x3x3x5xf32>, vector<4xf32>
+// CHECK:                     vector.load %pack0[%i3_1, %i6_1, %i7_1, %[[TAIL]]] : memref<2x3x3x5xf32>, vector<1xf32>
+// CHECK-NOT:                 vector.load
 // CHECK:                     scf.yield
-// CHECK-COUNT-4:         vector.store %{{.*}}, %out[%i0, %{{.*}}, %i4, %i5_1] : memref<1x4x3x5xf32>, vector<5xf32>
+// CHECK:                 vector.store %{{.*}}, %out[%i0, %{{.*}}, %i4, %i5_1] : memref<1x4x3x5xf32>, vector<4xf32>
+// CHECK-NEXT:            vector.store %{{.*}}, %out[%i0, %{{.*}}, %i4, %[[TAIL]]] : memref<1x4x3x5xf32>, vector<1xf32>
+// CHECK-NEXT:            vector.store %{{.*}}, %out[%i0, %{{.*}}, %i4, %i5_1] : memref<1x4x3x5xf32>, vector<4xf32>
+// CHECK-NEXT:            vector.store %{{.*}}, %out[%i0, %{{.*}}, %i4, %[[TAIL]]] : memref<1x4x3x5xf32>, vector<1xf32>
+// CHECK-NEXT:            vector.store %{{.*}}, %out[%i0, %{{.*}}, %i4, %i5_1] : memref<1x4x3x5xf32>, vector<4xf32>
+// CHECK-NEXT:            vector.store %{{.*}}, %out[%i0, %{{.*}}, %i4, %[[TAIL]]] : memref<1x4x3x5xf32>, vector<1xf32>
+// CHECK-NEXT:            vector.store %{{.*}}, %out[%i0, %{{.*}}, %i4, %i5_1] : memref<1x4x3x5xf32>, vector<4xf32>
+// CHECK-NEXT:            vector.store %{{.*}}, %out[%i0, %{{.*}}, %i4, %[[TAIL]]] : memref<1x4x3x5xf32>, vector<1xf32>
 // CHECK:         memref.dealloc %pack0 : memref<2x3x3x5xf32>
 // CHECK-NEXT:    func.return
 func.func @conv(%x: tensor<1x2x3x5xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x3x5xf32> {

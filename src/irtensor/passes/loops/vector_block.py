@@ -61,6 +61,18 @@ LANE_TYPES = (Float32Type, Float64Type)
 RUN, UNIFORM = "run", "uniform"  # a read along the columns: contiguous, or the same
 
 
+def pieces(width: int) -> list[tuple[int, int]]:
+    """(first column, width) of the vectors a row of `width` columns is made of: powers
+    of two, widest first (10: 8 + 2). LLVM splits a power-of-two vector into the host's
+    registers; a `<10 x float>` it widens lane by lane, spilling the accumulators."""
+    out, start = [], 0
+    while start < width:
+        n = 1 << ((width - start).bit_length() - 1)
+        out.append((start, n))
+        start += n
+    return out
+
+
 def lanes_ok(t: Attribute) -> bool:
     return isinstance(t, LANE_TYPES)
 
@@ -164,14 +176,17 @@ class VectorRows:
 
     def block(self, env: Env, row: int | None, row_values: list[SSAValue], first: SSAValue,
               width: int) -> None:
-        """Rows x `width` columns from column `first`: one vector accumulator per row."""
+        """Rows x `width` columns from column `first`: each row as vector accumulators of
+        power-of-two widths (`pieces`)."""
         kf, owner = self.kf, self.owner
-        run = VectorType(kf.accumulator_type(), [width])
-        points = [{**env, **({row: r} if row is not None else {}), self.column: first}
-                  for r in (row_values or [None])]  # type: ignore[list-item]
-        starts = [self.initial(p, run) for p in points]
+        element = kf.accumulator_type()
+        columns = [(owner.offset(first, start), n) for start, n in pieces(width)]
+        points = [({**env, **({row: r} if row is not None else {}), self.column: c}, n)
+                  for r in (row_values or [None]) for c, n in columns]  # type: ignore[misc]
+        starts = [self.initial(p, VectorType(element, [n])) for p, n in points]
         tiled = any(kf.tile(d) for d in self.reductions)
-        inits = [kf.constant(0, run)] * len(points) if tiled else starts
+        inits = [kf.constant(0, VectorType(element, [n])) for _, n in points] if tiled \
+            else starts
         loops = [Planned(d, "point", kf.tile(d)) if kf.tile(d) else Planned(d)
                  for d in self.reductions]
 
@@ -179,8 +194,8 @@ class VectorRows:
             kf.read_cache, self.loads = {}, {}
             try:
                 inner = {d: e[d] for d in self.reductions}
-                return [kf.combine(acc, self.body_value({**p, **inner}, width))
-                        for acc, p in zip(carried, points, strict=True)]
+                return [kf.combine(acc, self.body_value({**p, **inner}, n))
+                        for acc, (p, n) in zip(carried, points, strict=True)]
             finally:
                 kf.read_cache = None
 
@@ -188,8 +203,8 @@ class VectorRows:
         if tiled:
             totals = [kf.combine(s, t) for s, t in zip(starts, totals, strict=True)]
         self.loads = {}  # an epilogue input's run (a bias) is loaded once for all rows
-        results = [self.finished(total, p, width) for total, p in zip(totals, points,
-                                                                      strict=True)]
+        results = [self.finished(total, p, n) for total, (p, n) in zip(totals, points,
+                                                                         strict=True)]
         last = owner.last_tile(env) if kf.op.epilogue_block is not None else None
         for total, (value, indices) in zip(totals, results, strict=True):
             if last is not None:  # a tiled reduction keeps partial sums until its last tile
@@ -304,4 +319,4 @@ class VectorRows:
         raise ValueError(f"kernel @{kf.op.sym_name.data}: a region must end in kernel.yield")
 
 
-__all__ = ["VectorRows", "read_kind", "region_ok", "run_dim"]
+__all__ = ["VectorRows", "pieces", "read_kind", "region_ok", "run_dim"]
