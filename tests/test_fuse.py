@@ -186,3 +186,58 @@ def test_bounds_checker_catches_an_out_of_range_read() -> None:
 def test_fuse_is_registered_with_its_option() -> None:
     assert str(Pipeline("fuse{recompute-limit=3}")) == "fuse{recompute_limit=3}"
     assert FusePass().recompute_limit == 8
+
+
+UNARY_F32 = ("relu", "exp", "neg", "sqrt", "sigmoid")
+BINARY_F32 = ("add", "mul", "sub", "maximum")
+
+
+@st.composite
+def gradient_weight_programs(draw: st.DrawFn) -> tuple[str, int, int, int]:
+    """`sum_b expr(g, h)[b, o] * x[b, i]`: a chain of ops on [b, o] under a matmul."""
+    b, o, i = draw(st.integers(1, 6)), draw(st.integers(1, 6)), draw(st.integers(1, 40))
+    t = f"tensor<{b}x{o}xf32>"
+    lines, values = [], ["%g", "%h"]
+    ops_in = {"%g": 0, "%h": 0}  # ops in the expression tree of each value
+    for k in range(draw(st.integers(1, 4))):
+        if draw(st.booleans()):
+            op, args = draw(st.sampled_from(UNARY_F32)), [draw(st.sampled_from(values))]
+            lines.append(f"%v{k} = hl.{op} {args[0]} : {t}")
+        else:
+            op = draw(st.sampled_from(BINARY_F32))
+            args = [draw(st.sampled_from(values)), draw(st.sampled_from(values))]
+            lines.append(f"%v{k} = hl.{op} {args[0]}, {args[1]} : {t}, {t} -> {t}")
+        values.append(f"%v{k}")
+        ops_in[values[-1]] = 1 + sum(ops_in[a] for a in args)
+    body = "\n  ".join(lines)
+    text = f"""
+func.func @main(%g: {t}, %h: {t}, %x: tensor<{b}x{i}xf32>) -> tensor<{o}x{i}xf32> {{
+  {body}
+  %t = hl.permute {values[-1]} [1, 0] : {t} -> tensor<{o}x{b}xf32>
+  %r = hl.matmul %t, %x : tensor<{o}x{b}xf32>, tensor<{b}x{i}xf32> -> tensor<{o}x{i}xf32>
+  func.return %r : tensor<{o}x{i}xf32>
+}}"""
+    return text, ops_in[values[-1]], b * o, i
+
+
+@given(gradient_weight_programs(), st.integers(0, 2**31 - 1))
+def test_hoisting_a_broadcast_subexpression_keeps_the_meaning(
+        case: tuple[str, int, int, int], seed: int) -> None:
+    from irtensor.passes.kernel.hoist import HOIST_MIN_OPS, HOIST_MIN_REPEATS
+
+    text, n_ops, rows, columns = case
+    module = ir.parse(text)
+    fn = next(op for op in module.walk() if op.name == "func.func")
+    rng = np.random.default_rng(seed)
+    inputs = [np.abs(rng.standard_normal(a.type.get_shape())).astype(np.float32) + 0.1
+              for a in fn.body.block.args]
+    after = assert_preserves_semantics(f"{HL_TO_LL},fuse", module, inputs,
+                                       rtol=2e-3, atol=2e-3)
+    assert_reads_in_bounds(after)
+    reductions = [k for k in kernels(after) if k.reduction_dims]
+    assert len(reductions) == 1
+    if columns < HOIST_MIN_REPEATS:  # seen at too few points: computed in the matmul
+        assert len(kernels(after)) == 1
+    elif n_ops >= HOIST_MIN_OPS and rows > 1:  # (a single value is not hoisted)
+        body_ops = [x for x in reductions[0].body.walk() if x.name.startswith(("arith", "math"))]
+        assert [x.name for x in body_ops] == ["arith.mulf"], body_ops

@@ -44,6 +44,7 @@ from test_grad import check_against_fd
 # but one in a hundred).
 SEEDS = range(int(os.environ.get("IRTENSOR_MUTATION_SEEDS", "5")))
 REQUIRED = len(SEEDS) - len(SEEDS) // 100
+MUTANT_EXAMPLES = 150
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,8 @@ def test_the_broken_pass_is_caught_by_its_property_test(
     mutant.install(monkeypatch)
     llvm_device._MEMORY.clear()
     opencl_device._MEMORY.clear()
-    runs = sum(caught(mutant, s) for s in SEEDS)
+    # Each run stops at its first failure, so a generous budget costs time only where a
+    # mutant goes uncaught; the profile's 50 examples missed one seed in five once.
+    runs = sum(caught(mutant, s, max_examples=MUTANT_EXAMPLES) for s in SEEDS)
     assert runs >= REQUIRED, (f"{mutant.pass_name} ({mutant.bug}): caught in {runs} of "
                               f"{len(SEEDS)} runs")

@@ -162,3 +162,40 @@ func.func @cat_computed_bool(%x: tensor<2xi1>) -> tensor<4xi1> {
   %1 = hl.concat %0, %x axis 0 : tensor<2xi1>, tensor<2xi1> -> tensor<4xi1>
   func.return %1 : tensor<4xi1>
 }
+
+// The weight gradient behind a relu: `g * relu(h)` depends on (b, o) only, and the
+// matmul's space [o, b, i] sees each of its values at 24 points. It becomes a
+// kernel of its own over [o, b] (written in the order the reduction reads it), and
+// the matmul's body is a single multiply.
+// CHECK-LABEL: func.func @relu_grad_weight
+// CHECK:         %[[MASKED:.*]] = kernel.kernel @E_32_16(%g, %h) space [32, 16] reads [#kernel.access<(d0, d1) -> (d1, d0)>, #kernel.access<(d0, d1) -> (d1, d0)>]
+// CHECK:           arith.maximumf
+// CHECK:           arith.mulf
+// CHECK:         kernel.kernel @r_32_16_24(%[[MASKED]], %x) space [32, 16, 24] reduce [1] sum
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      kernel.yield
+func.func @relu_grad_weight(%g: tensor<16x32xf32>, %h: tensor<16x32xf32>, %x: tensor<16x24xf32>) -> tensor<32x24xf32> {
+  %m = hl.relu %h : tensor<16x32xf32>
+  %d = hl.mul %g, %m : tensor<16x32xf32>, tensor<16x32xf32> -> tensor<16x32xf32>
+  %t = hl.permute %d [1, 0] : tensor<16x32xf32> -> tensor<32x16xf32>
+  %0 = hl.matmul %t, %x : tensor<32x16xf32>, tensor<16x24xf32> -> tensor<32x24xf32>
+  func.return %0 : tensor<32x24xf32>
+}
+
+// Seen at only 4 points each, the same product stays in the matmul's body: a
+// kernel and a buffer round trip would cost more than computing it 4 times.
+// CHECK-LABEL: func.func @relu_grad_narrow
+// CHECK:         kernel.kernel @r_32_16_4(%g, %h, %x) space [32, 16, 4] reduce [1] sum
+// CHECK:           arith.maximumf
+// CHECK:           arith.mulf
+// CHECK:           arith.mulf
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @relu_grad_narrow(%g: tensor<16x32xf32>, %h: tensor<16x32xf32>, %x: tensor<16x4xf32>) -> tensor<32x4xf32> {
+  %m = hl.relu %h : tensor<16x32xf32>
+  %d = hl.mul %g, %m : tensor<16x32xf32>, tensor<16x32xf32> -> tensor<16x32xf32>
+  %t = hl.permute %d [1, 0] : tensor<16x32xf32> -> tensor<32x16xf32>
+  %0 = hl.matmul %t, %x : tensor<32x16xf32>, tensor<16x4xf32> -> tensor<32x4xf32>
+  func.return %0 : tensor<32x4xf32>
+}

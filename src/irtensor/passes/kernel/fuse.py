@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 from irtensor import dtypes, ir
 from irtensor.dialects import kernel, ll
 from irtensor.dialects._base import element_of, ints, shape_of
+from irtensor.passes.kernel.hoist import hoisted
 from irtensor.passes.kernel.kernel_body import BodyBuilder
 from irtensor.passes.kernel.nodes import (
     Apply,
@@ -189,6 +190,9 @@ class Fuser:
                 return Apply(shape, element, ll.AddOp, (source, Const(shape, element, 0.0)))
             source = self.settle(self.nodes[op.input], "the input of a reduction holds a "
                                  "reduction of its own: one reduction per kernel")
+            source = hoisted(source, lambda node, points: self.materialize(
+                node, f"a reduction reads it broadcast: computed once, not at each of the "
+                f"{points} points that see each value"))
             return Reduce(shape, element, op.kind.data, source, ints(op.axes),
                           dims(len(shape)))
         if isinstance(op, ll.MOVEMENT_OPS):
