@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters import register_implementations
+from xdsl.interpreters.builtin import xtype_for_el_type
 from xdsl.interpreters.math import MathFunctions
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import TypedPtr
@@ -170,6 +171,15 @@ class VectorOps(InterpreterFunctions):
         for k, lane in enumerate(value):
             base.store((*at[:-1], at[-1] + k), lane.value.data)
         return ()
+
+    @impl(memref.AllocaOp)
+    def run_alloca(self, interp: Interpreter, op: memref.AllocaOp,
+                   args: tuple[Any, ...]) -> tuple[Any, ...]:
+        t = op.memref.type  # a stack slot: zeros, like memref.alloc
+        assert isinstance(t, MemRefType)
+        xtype = xtype_for_el_type(t.element_type, interp.index_bitwidth)
+        shape = list(t.get_shape())
+        return (ShapedArray(TypedPtr[Any].zeros(int(np.prod(shape)), xtype=xtype), shape),)
 
     @impl(memref.CollapseShapeOp)
     def run_collapse_shape(self, interp: Interpreter, op: memref.CollapseShapeOp,

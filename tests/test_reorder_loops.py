@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir.affine import AffineExpr
 
-from irtensor import ir, passes
+from irtensor import host, ir, passes
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.passes.kernel import cost_model as cm
 from irtensor.passes.kernel import reorder_loops as rl
@@ -240,8 +240,9 @@ def test_schedules_of_big_kernels_fit_and_follow_the_options(text: str, pass_: R
     order, tiles = v["order"], v["tiles"]
     assert isinstance(order, list) and isinstance(tiles, list)
     extent = tiles[order[-1]] or kernel.sizes[order[-1]] if order else 1
-    if any(tiles):
-        assert kernel.reduction_dims and not pass_.no_tiles
+    if any(tiles):  # contractions too big for cache, and transposing copies
+        assert not pass_.no_tiles
+        assert kernel.reduction_dims or rl.transpose_tiles(rl.model_of(kernel), order)
     assert all(t <= s for t, s in zip(tiles, kernel.sizes, strict=True))
     assert_stable(module, pass_)
     shape = sb.block_shape(rl.model_of(kernel), order)
@@ -249,10 +250,13 @@ def test_schedules_of_big_kernels_fit_and_follow_the_options(text: str, pass_: R
         # A register block: `unroll` rows of the dim before the reductions by `vector`
         # columns (at most 2 x BLOCK_VECTORS vectors, else all of them).
         rows, column = shape
-        lanes = pass_.vector_width or rl.lanes_for(rl.model_of(kernel), column)
+        model = rl.model_of(kernel)
+        across_channels = column == sb.channel_column(model)
+        lanes = pass_.vector_width or (host.vector_bytes() // model.write.item_bytes
+                                       if across_channels else rl.lanes_for(model, column))
         assert v["vector"] <= min(kernel.sizes[column], 2 * sb.BLOCK_VECTORS * lanes)
         assert v["unroll"] <= (kernel.sizes[rows] if rows is not None else 1)
-        assert v["unroll"] <= sb.BLOCK_ROWS  # type: ignore[operator]
+        assert v["unroll"] <= (8 if across_channels else sb.BLOCK_ROWS)  # type: ignore[operator]
         return
     assert v["vector"] <= max(extent, 1) and v["unroll"] <= max(extent, 1)  # type: ignore[operator]
     assert v["vector"] == 1 or v["unroll"] == 1

@@ -51,7 +51,8 @@ func.func @column_sum(%x: tensor<1024x256xf32>) -> tensor<1x256xf32> {
 
 // A transposed read: the write is contiguous along d1, the read along d0; the
 // write weighs twice (a store reads its line and writes it back), so d1 is
-// innermost.
+// innermost; both loops are tiled by 32, so that the lines of the read a tile
+// touches stay in L1 while its columns are written.
 func.func @transpose(%x: tensor<1024x512xf32>) -> tensor<512x1024xf32> {
   %r = kernel.kernel @E_512_1024(%x) space [512, 1024] reads [#kernel.access<(d0, d1) -> (d1, d0)>] writes affine_map<(d0, d1) -> (d0, d1)> : (tensor<1024x512xf32>) -> tensor<512x1024xf32> {
   ^bb0(%a: f32):
@@ -60,10 +61,10 @@ func.func @transpose(%x: tensor<1024x512xf32>) -> tensor<512x1024xf32> {
   func.return %r : tensor<512x1024xf32>
 }
 // CHECK-LABEL: func.func @transpose(
-// CHECK:         schedule <order [0, 1], tiles [0, 0], vector 16, unroll 1, parallel [0]>
+// CHECK:         schedule <order [0, 1], tiles [32, 32], vector 16, unroll 1, parallel [0]>
 
 // The same transpose written with the loops the other way round: the pass
-// still puts the write's contiguous loop (here d0) innermost.
+// still puts the write's contiguous loop (here d0) innermost, tiled the same.
 func.func @transpose_swapped(%x: tensor<1024x512xf32>) -> tensor<512x1024xf32> {
   %r = kernel.kernel @E_1024_512(%x) space [1024, 512] reads [#kernel.access<(d0, d1) -> (d0, d1)>] writes affine_map<(d0, d1) -> (d1, d0)> : (tensor<1024x512xf32>) -> tensor<512x1024xf32> {
   ^bb0(%a: f32):
@@ -72,7 +73,7 @@ func.func @transpose_swapped(%x: tensor<1024x512xf32>) -> tensor<512x1024xf32> {
   func.return %r : tensor<512x1024xf32>
 }
 // CHECK-LABEL: func.func @transpose_swapped(
-// CHECK:         schedule <order [1, 0], tiles [0, 0], vector 16, unroll 1, parallel [1]>
+// CHECK:         schedule <order [1, 0], tiles [32, 32], vector 16, unroll 1, parallel [1]>
 
 // Matmul 1024^3, space (M, K, N): the i-k-j order (N innermost walks B and C
 // contiguously, A is reused), a register block of 6 rows of M by 32 columns of N

@@ -37,6 +37,7 @@ from irtensor import dtypes
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import AccessAttr, KernelOp, YieldOp, identity_access
 from irtensor.passes.kernel.cost_model import KernelModel, model_of
+from irtensor.passes.kernel.schedule_blocks import channel_column
 from irtensor.passes.registry import register_pass
 
 
@@ -49,8 +50,11 @@ class Pack:
 
 
 def column_dim(model: KernelModel) -> int | None:
-    """The parallel dimension that walks the write with stride 1 (the register block's
-    vector), or None."""
+    """The parallel dimension the register block's vectors run along: a conv's output
+    channels where it is blocked across them (`schedule_blocks.channel_column`), else the
+    one that walks the write with stride 1; None when there is none."""
+    if (channel := channel_column(model)) is not None:
+        return channel
     return next((d for d in range(len(model.sizes)) if not model.is_reduction(d)
                  and model.sizes[d] > 1 and abs(model.write.strides[d]) == 1), None)
 

@@ -7,14 +7,24 @@ schedule's `unroll` x `vector` become a block of accumulators that
 lower-kernels-to-loops keeps in registers across the reduction loops
 (`irtensor.passes.loops.register_block`), with L2 tiles of the first reduction and
 the columns (`choose_block`).
+
+A conv whose output rows are short (ResNet's 7 x 7 and 14 x 14 maps: a 7-wide row is
+vectors of 4 + 2 + 1 lanes) or whose input is read with a stride along them (a stride-2
+conv) is blocked across its output channels instead (`channel_column`): the weight,
+packed with the channels last (pack-operands), is one contiguous vector per step, the
+input one broadcast per row, and the block's rows are points of the output row. Only the
+stores (once per block, after the whole reduction) walk the output with a stride.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 
+from irtensor import host
 from irtensor.dialects.kernel import KernelOp
 from irtensor.passes.kernel.cost_model import (
+    Access,
     KernelModel,
     as_model,
     lanes_for,
@@ -31,7 +41,78 @@ BLOCK_VECTORS = 2
 # pass over it. Measured against 256 x 512 (the same bytes): K tiles of 512 halve the
 # partial sums' trips through the output, 2048^3 1.3 -> 2.0x numpy on one core.
 REDUCTION_TILE = 512
+# A 1x1 conv is blocked across its channels only where each weight element is reused
+# at this many output points (`channel_column`).
+CHANNEL_MIN_REUSE = 64
 COLUMN_TILE = 256
+
+
+def channel_column(model: KernelModel) -> int | None:
+    """The output-channel dimension a conv-like kernel is better blocked across, or None.
+
+    Where the output's contiguous dimension `c` is shorter than two vectors, or a body
+    read walks it with a stride other than 1: the longest parallel dimension `o` of at
+    least two vectors that the output varies along, such that every body read either
+    does not vary along `o` (the input: a broadcast) or is a weight, which varies along
+    `o` and the reductions but not `c`, and is reused across at least two parallel
+    dimensions (a conv's output rows and columns; a matmul's weight is reused across
+    its rows only, and keeps the usual block)."""
+    sizes = model.sizes
+    if not model.reductions or not reuses_across_parallel(model):
+        return None
+    parallel = [d for d in range(len(sizes)) if not model.is_reduction(d) and sizes[d] > 1]
+    contiguous = next((d for d in parallel if abs(model.write.strides[d]) == 1), None)
+    if contiguous is None:
+        return None
+    lanes = host.vector_bytes() // model.write.item_bytes
+    body = model.reads[: model.n_body_reads]
+    strided = any(abs(a.strides[contiguous]) > 1 for a in body)
+    if sizes[contiguous] >= 2 * lanes and not strided:
+        return None
+
+    def weight(a: Access) -> bool:
+        return (a.strides[contiguous] == 0 and any(a.strides[r] for r in model.reductions)
+                and sum(a.strides[p] == 0 for p in parallel) >= 2)
+
+    def pays(o: int) -> bool:
+        """A 1x1 conv's rows are plain vector loads, if short: its weight's copy (made
+        on every call) pays only where each element is reused at CHANNEL_MIN_REUSE
+        points or more (ResNet-50's 1x1 convs on its 7x7 maps, 49 points, ran about as
+        fast either way, and their copies cost more than the rest of the conv)."""
+        if strided or any(window(a) for a in body):
+            return True
+        reuse = min(prod(sizes[p] for p in parallel if a.strides[p] == 0)
+                    for a in body if a.strides[o] != 0)
+        return reuse >= CHANNEL_MIN_REUSE
+
+    def window(a: Access) -> bool:  # a tap steps the read along the row as the row does
+        step = a.strides[contiguous]
+        return step != 0 and any(a.strides[r] == step and sizes[r] > 1
+                                 for r in model.reductions)
+
+    candidates = [o for o in parallel if o != contiguous and sizes[o] >= 2 * lanes
+                  and model.write.strides[o] != 0
+                  and all(a.strides[o] == 0 or weight(a) for a in body)
+                  and any(a.strides[o] != 0 for a in body) and pays(o)]
+    return max(candidates, key=lambda o: (sizes[o], -o)) if candidates else None
+
+
+def channel_order(model: KernelModel, order: Sequence[int], channel: int) -> tuple[int, ...]:
+    """`[P..., c, R..., o]`: the other parallel loops (the output's contiguous one last,
+    the block's rows), the reductions, the channels."""
+    contiguous = next(d for d in order if not model.is_reduction(d)
+                      and model.sizes[d] > 1 and abs(model.write.strides[d]) == 1)
+    parallel = [d for d in order if not model.is_reduction(d) and d not in (channel, contiguous)]
+    reductions = [d for d in order if model.is_reduction(d)]
+    return (*parallel, contiguous, *reductions, channel)
+
+
+def channel_rows(size: int) -> int:
+    """The rows of a channel block: a whole short output row (7), else the largest count
+    from 8 down to MIN_BLOCK_ROWS that divides it (14: 7), else BLOCK_ROWS."""
+    if size <= 8:
+        return size
+    return next((r for r in range(8, MIN_BLOCK_ROWS - 1, -1) if size % r == 0), BLOCK_ROWS)
 
 
 def block_shape(model: KernelModel, order: Sequence[int]) -> tuple[int | None, int] | None:
@@ -45,7 +126,9 @@ def block_shape(model: KernelModel, order: Sequence[int]) -> tuple[int | None, i
     if any(not model.is_reduction(d) for d in order[first:-1]):
         return None
     column = order[-1]
-    if abs(model.write.strides[column]) != 1 or not reuses_across_parallel(model):
+    if not reuses_across_parallel(model):
+        return None
+    if abs(model.write.strides[column]) != 1 and column != channel_column(model):
         return None
     return (order[first - 1] if first else None), column
 
@@ -55,7 +138,10 @@ def block_order(model: KernelModel, order: Sequence[int]) -> tuple[int, ...]:
     gets its other parallel loops moved outside the reductions (each group keeping
     its order), so that it can be register-blocked (`block_shape`): a short M made
     k-i-j the cheapest order for a 64-row matmul, whose rows are better held in
-    registers. Any other kernel keeps `order`."""
+    registers. A conv with a `channel_column` gets `channel_order`. Any other kernel
+    keeps `order`."""
+    if (channel := channel_column(model)) is not None:
+        return channel_order(model, order, channel)
     if (not order or not model.reductions or model.is_reduction(order[-1])
             or abs(model.write.strides[order[-1]]) != 1 or not reuses_across_parallel(model)):
         return tuple(order)
@@ -91,12 +177,20 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     if shape is None:
         return None
     rows, column = shape
+    across_channels = abs(model.write.strides[column]) != 1
+    if across_channels:  # the weight's packed copy is contiguous along them
+        lanes = lanes or host.vector_bytes() // model.write.item_bytes
     lanes = lanes or lanes_for(model, column)
-    if model.sizes[column] <= 2 * BLOCK_VECTORS * lanes:
+    if model.sizes[column] <= 2 * BLOCK_VECTORS * lanes and not across_channels:
         vector = model.sizes[column]  # one block across (conv's 56 columns: no tail blocks)
     else:
-        vector = BLOCK_VECTORS * lanes
-    unroll = block_rows(model.sizes[rows], rows == order[0]) if rows is not None else 1
+        vector = min(BLOCK_VECTORS * lanes, model.sizes[column])
+    if rows is None:
+        unroll = 1
+    elif across_channels:
+        unroll = channel_rows(model.sizes[rows])
+    else:
+        unroll = block_rows(model.sizes[rows], rows == order[0])
     if vector * unroll < 2:
         return None
     tiles = [0] * len(model.sizes)
@@ -119,4 +213,5 @@ def block_note(model: KernelModel, order: Sequence[int], values: dict[str, list[
 
 
 __all__ = ["BLOCK_ROWS", "BLOCK_VECTORS", "COLUMN_TILE", "REDUCTION_TILE", "block_note",
-           "block_order", "block_rows", "block_shape", "choose_block"]
+           "block_order", "block_rows", "block_shape", "channel_column", "channel_order",
+           "choose_block"]

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerType,
     MemRefType,
+    UnrealizedConversionCastOp,
     VectorType,
     i32,
 )
@@ -73,6 +74,14 @@ class VectorLoadToLLVM(RewritePattern):
         e.finish(e.emit(llvm.LoadOp(pointer, run, alignment=align)))
 
 
+def on_stack(buffer: SSAValue) -> bool:
+    """Whether `buffer` is a `memref.alloca` (or what convert-to-llvm made of one)."""
+    owner = buffer.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
+        owner = owner.inputs[0].owner
+    return isinstance(owner, memref.AllocaOp | llvm.AllocaOp)
+
+
 class VectorStoreToLLVM(RewritePattern):
     """vector.store -> getelementptr inbounds + llvm.store of the vector (element-aligned)."""
 
@@ -85,6 +94,10 @@ class VectorStoreToLLVM(RewritePattern):
         align = _run_type(op.base.type, run, "vector.store")
         e = Emitter(rewriter, op)
         pointer = element_pointer(e, op.base, op.indices)
+        if on_stack(op.base):
+            # llvmlite types a stack slot's pointer by its element and refuses to store a
+            # vector through it: a step of 0 vectors gives the pointer the vector's type.
+            pointer = e.emit(llvm.GEPOp.from_mixed_indices(pointer, [0], run, inbounds=True))
         e.insert(llvm.StoreOp(e.value(op.vector), pointer, alignment=align))
         rewriter.erase(op)
 

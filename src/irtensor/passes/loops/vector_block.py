@@ -17,6 +17,12 @@ A buffer whose run is followed by size-1 dimensions (`[64, 256, 1]`, indexed 0
 there) is read and written through a `memref.collapse_shape` view without them,
 made once at the function's start. The same block costs tens of ops.
 
+A block across a conv's output channels (`schedule_blocks.channel_column`) writes
+its output with a stride along the columns: each row goes through a small stack
+buffer and is stored lane by lane, and an epilogue input that varies along the
+channels with a stride (a residual) is gathered lane by lane the same way. Both
+happen once per block, after its whole reduction.
+
 A kernel is built this way only when every op that sees a column-varying value
 is one this lowering and convert-to-llvm have on vectors (addf, subf, mulf,
 divf, negf, maximumf, minimumf on f32 or f64), every read that varies along the
@@ -28,7 +34,7 @@ computes, in the same order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
@@ -58,7 +64,9 @@ if TYPE_CHECKING:
 BINARY = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp,
           arith.MinimumfOp)
 LANE_TYPES = (Float32Type, Float64Type)
-RUN, UNIFORM = "run", "uniform"  # a read along the columns: contiguous, or the same
+# How a buffer is walked along the columns: contiguously (one vector load or store),
+# not at all (a scalar, broadcast), or with a stride (lane by lane; never in the loop).
+RUN, UNIFORM, LANES = "run", "uniform", "lanes"
 
 
 def pieces(width: int) -> list[tuple[int, int]]:
@@ -130,13 +138,14 @@ def region_ok(block: Block, varying: Sequence[bool], column: int) -> bool:
 class VectorRows:
     """Builds the blocks of one `RegisterBlock` whose rows can be vectors."""
 
-    def __init__(self, owner: RegisterBlock, kinds: list[str]):
+    def __init__(self, owner: RegisterBlock, kinds: list[str], write: str = RUN):
         self.owner, self.kf = owner, owner.kf
         assert owner.dims is not None
         self.column, self.reductions = owner.dims[3], owner.dims[2]
-        self.kinds = kinds
+        self.kinds, self.write = kinds, write
         self.loads: dict[tuple[object, ...], SSAValue] = {}
         self.views: dict[SSAValue, SSAValue] = {}
+        self.scratch: dict[Attribute, SSAValue] = {}
 
     @staticmethod
     def of(owner: RegisterBlock, packs: Sequence[int]) -> VectorRows | None:
@@ -152,25 +161,27 @@ class VectorRows:
             return None
         if not lanes_ok(output.element_type):
             return None
-        if run_dim(op.writes.data.results, column, output.get_shape()) is None:
-            return None
+        write = RUN if run_dim(op.writes.data.results, column, output.get_shape()) is not None \
+            else LANES
+        n_body = len(op.body_inputs)
         kinds: list[str] = []
         for i, access in enumerate(op.accesses):
             buffer = kf.inputs[i].type
             assert isinstance(buffer, MemRefType)
             kind = read_kind(access, column, i in packs, buffer.get_shape())
-            if kind is None or (kind == RUN and (0 in buffer.get_shape()
-                                                 or not lanes_ok(buffer.element_type))):
+            if kind is None and i >= n_body and write == LANES:
+                kind = LANES  # an epilogue input, gathered once per block
+            if kind is None or (kind != UNIFORM and (0 in buffer.get_shape()
+                                                     or not lanes_ok(buffer.element_type))):
                 return None
             kinds.append(kind)
-        n_body = len(op.body_inputs)
         if not region_ok(op.body.block, [k == RUN for k in kinds[:n_body]], column):
             return None
         epilogue = op.epilogue_block
         if epilogue is not None and not region_ok(
                 epilogue, [True, *(k == RUN for k in kinds[n_body:])], column):
             return None
-        return VectorRows(owner, kinds)
+        return VectorRows(owner, kinds, write)
 
     # ------------------------------------------------------------------ one block
 
@@ -206,10 +217,14 @@ class VectorRows:
         results = [self.finished(total, p, n) for total, (p, n) in zip(totals, points,
                                                                          strict=True)]
         last = owner.last_tile(env) if kf.op.epilogue_block is not None else None
-        for total, (value, indices) in zip(totals, results, strict=True):
+        for total, (value, env_out), (_, n) in zip(totals, results, points, strict=True):
             if last is not None:  # a tiled reduction keeps partial sums until its last tile
                 value = kf.emit(arith.SelectOp(last, value, total))
-            kf.at.insert(vector.StoreOp(*self.run_view(kf.output, indices, value=value)))
+            if self.write == LANES:
+                self.scatter(value, env_out, n)
+            else:
+                indices = kf.write_indices(env_out)
+                kf.at.insert(vector.StoreOp(*self.run_view(kf.output, indices, value=value)))
 
     def initial(self, point: Env, run: VectorType) -> SSAValue:
         """Zeros; for a tiled reduction, the output's partial sums after its first tile."""
@@ -219,14 +234,17 @@ class VectorRows:
         if first is None:
             return zeros
         reduced = {**point, **{d: kf.index(0) for d in kf.op.reduction_dims}}
-        partial = kf.emit(vector.LoadOp(*self.run_view(kf.output, kf.write_indices(reduced)),
-                                        run))
+        if self.write == LANES:
+            partial = self.gather(lambda e: kf.load(kf.output, kf.write_indices(e)), reduced,
+                                  run.get_shape()[0], run.element_type)
+        else:
+            partial = kf.emit(vector.LoadOp(
+                *self.run_view(kf.output, kf.write_indices(reduced)), run))
         return kf.emit(arith.SelectOp(first, zeros, partial))
 
-    def finished(self, total: SSAValue, point: Env, width: int
-                 ) -> tuple[SSAValue, list[SSAValue]]:
-        """(row's values, where the row starts in the output): the total through the
-        epilogue, whose reads see the reduction dims at 0."""
+    def finished(self, total: SSAValue, point: Env, width: int) -> tuple[SSAValue, Env]:
+        """(row's values, the point where the row starts in the output): the total
+        through the epilogue, whose reads see the reduction dims at 0."""
         kf = self.kf
         env = {**point, **{d: kf.index(0) for d in kf.op.reduction_dims}}
         epilogue = kf.op.epilogue_block
@@ -236,7 +254,7 @@ class VectorRows:
             reads = [self.read(i, env, width, reduced) for i in range(n_body,
                                                                       len(kf.op.inputs))]
             total = self.run_region(epilogue, [total, *reads], env, width)
-        return self.splat(total, width), kf.write_indices(env)
+        return self.splat(total, width), env
 
     # ------------------------------------------------------------------ values
 
@@ -250,6 +268,11 @@ class VectorRows:
         kf = self.kf
         if self.kinds[i] == UNIFORM:
             return kf.read(i, env, space)
+        if self.kinds[i] == LANES:
+            buffer = kf.inputs[i].type
+            assert isinstance(buffer, MemRefType)
+            return self.gather(lambda e: kf.read(i, e, space), env, width,
+                               buffer.element_type)
         access = kf.op.accesses[i]
         key = (i, *(env.get(d) for d in access_dims(access)))
         if key not in self.loads:
@@ -263,6 +286,38 @@ class VectorRows:
             run = VectorType(buffer.type.element_type, [width])
             self.loads[key] = kf.emit(vector.LoadOp(*self.run_view(buffer, indices), run))
         return self.loads[key]
+
+    def lane_env(self, env: Env, lane: int) -> Env:
+        return {**env, self.column: self.owner.offset(env[self.column], lane)}
+
+    def stack_row(self, element: Attribute) -> SSAValue:
+        """A stack buffer of one row (`memref.alloca`, made once at the function's start)
+        through which a row is stored or gathered lane by lane."""
+        if element not in self.scratch:
+            alloca = memref.AllocaOp.get(element, shape=[self.owner.cols])
+            alloca.memref.name_hint = "lanes"
+            Builder(InsertPoint.at_start(self.kf.entry)).insert(alloca)
+            self.scratch[element] = alloca.memref
+        return self.scratch[element]
+
+    def scatter(self, value: SSAValue, env: Env, width: int) -> None:
+        """Store a row whose columns the output does not hold contiguously, lane by lane."""
+        kf = self.kf
+        assert isinstance(value.type, VectorType)
+        row = self.stack_row(value.type.element_type)
+        kf.at.insert(vector.StoreOp(value, row, [kf.index(0)]))
+        for lane in range(width):
+            lane_value = kf.load(row, [kf.index(lane)])
+            kf.store(lane_value, kf.output, kf.write_indices(self.lane_env(env, lane)))
+
+    def gather(self, scalar: Callable[[Env], SSAValue], env: Env, width: int,
+               element: Attribute) -> SSAValue:
+        """A row of `scalar(point)` for the row's `width` columns, read lane by lane."""
+        kf = self.kf
+        row = self.stack_row(element)
+        for lane in range(width):
+            kf.store(scalar(self.lane_env(env, lane)), row, [kf.index(lane)])
+        return kf.emit(vector.LoadOp(row, [kf.index(0)], VectorType(element, [width])))
 
     def run_view(self, buffer: SSAValue, indices: list[SSAValue],
                  value: SSAValue | None = None) -> tuple[SSAValue, ...]:
@@ -319,4 +374,5 @@ class VectorRows:
         raise ValueError(f"kernel @{kf.op.sym_name.data}: a region must end in kernel.yield")
 
 
-__all__ = ["VectorRows", "pieces", "read_kind", "region_ok", "run_dim"]
+__all__ = ["LANES", "RUN", "UNIFORM", "VectorRows", "pieces", "read_kind", "region_ok",
+           "run_dim"]
