@@ -269,10 +269,7 @@ class VectorRows:
         if self.kinds[i] == UNIFORM:
             return kf.read(i, env, space)
         if self.kinds[i] == LANES:
-            buffer = kf.inputs[i].type
-            assert isinstance(buffer, MemRefType)
-            return self.gather(lambda e: kf.read(i, e, space), env, width,
-                               buffer.element_type)
+            return self.gather_input(i, env, width, space)
         access = kf.op.accesses[i]
         key = (i, *(env.get(d) for d in access_dims(access)))
         if key not in self.loads:
@@ -300,15 +297,31 @@ class VectorRows:
             self.scratch[element] = alloca.memref
         return self.scratch[element]
 
+    def lane_indices(self, exprs: Sequence[AffineExpr], env: Env, width: int
+                     ) -> list[list[SSAValue]] | None:
+        """The indices of each lane of a row through `exprs`: the first lane's, then the
+        column's coefficient added lane by lane (a few ops where the whole expression
+        per lane would be dozens); None where an index is not linear in the column."""
+        kf = self.kf
+        steps = [linear_coefficient(e, self.column) for e in exprs]
+        if any(k is None for k in steps):
+            return None
+        first = [kf.index_expr(e, env) for e in exprs]
+        return [[index if not k else kf.emit(arith.AddiOp(index, kf.index(k * lane)))
+                 for index, k in zip(first, steps, strict=True)]  # type: ignore[operator]
+                if lane else first for lane in range(width)]
+
     def scatter(self, value: SSAValue, env: Env, width: int) -> None:
         """Store a row whose columns the output does not hold contiguously, lane by lane."""
         kf = self.kf
         assert isinstance(value.type, VectorType)
         row = self.stack_row(value.type.element_type)
         kf.at.insert(vector.StoreOp(value, row, [kf.index(0)]))
+        lanes = self.lane_indices(kf.op.writes.data.results, env, width)
         for lane in range(width):
-            lane_value = kf.load(row, [kf.index(lane)])
-            kf.store(lane_value, kf.output, kf.write_indices(self.lane_env(env, lane)))
+            indices = lanes[lane] if lanes is not None \
+                else kf.write_indices(self.lane_env(env, lane))
+            kf.store(kf.load(row, [kf.index(lane)]), kf.output, indices)
 
     def gather(self, scalar: Callable[[Env], SSAValue], env: Env, width: int,
                element: Attribute) -> SSAValue:
@@ -317,6 +330,23 @@ class VectorRows:
         row = self.stack_row(element)
         for lane in range(width):
             kf.store(scalar(self.lane_env(env, lane)), row, [kf.index(lane)])
+        return kf.emit(vector.LoadOp(row, [kf.index(0)], VectorType(element, [width])))
+
+    def gather_input(self, i: int, env: Env, width: int, space: Sequence[int]) -> SSAValue:
+        """Read #i along a row it holds with a stride: lane by lane (masked reads through
+        `kf.read`, plain ones at the first lane's indices plus the column's step)."""
+        kf = self.kf
+        access = kf.op.accesses[i]
+        buffer = kf.inputs[i]
+        assert isinstance(buffer.type, MemRefType)
+        element = buffer.type.element_type
+        lanes = None if access.is_masked or (kf.packed is not None and i in kf.packed) \
+            else self.lane_indices(access.affine_map.results, env, width)
+        if lanes is None:
+            return self.gather(lambda e: kf.read(i, e, space), env, width, element)
+        row = self.stack_row(element)
+        for lane, indices in enumerate(lanes):
+            kf.store(kf.load(buffer, indices), row, [kf.index(lane)])
         return kf.emit(vector.LoadOp(row, [kf.index(0)], VectorType(element, [width])))
 
     def run_view(self, buffer: SSAValue, indices: list[SSAValue],
