@@ -41,7 +41,7 @@ from xdsl.ir import SSAValue
 from irtensor import dtypes
 from irtensor.passes.kernel.cost_model import model_of, strides_of
 from irtensor.passes.kernel.kernel_facts import access_dims, keeps_partials
-from irtensor.passes.kernel.schedule_blocks import block_shape
+from irtensor.passes.kernel.schedule_blocks import block_shape, row_of
 from irtensor.passes.loops import blocked
 from irtensor.passes.loops.loop_parts import Env, Loop, Planned, tile_key
 from irtensor.passes.loops.vector_block import VectorRows
@@ -54,10 +54,12 @@ PACK_BYTES = 1 << 20  # a packed tile larger than L2 would not stay there
 PAGE_BYTES = 4096  # rows this far apart map to few cache sets
 
 
-def block_dims(order: Sequence[int], reductions: Sequence[int]
+def block_dims(order: Sequence[int], reductions: Sequence[int],
+               sizes: Sequence[int] | None = None
                ) -> tuple[list[int], int | None, list[int], int] | None:
     """(P, r, R, c) when `order` is `[P..., R..., c]` with R the reductions (r: the
-    last of P, None without P); None for any other order."""
+    last of P longer than 1, `schedule_blocks.row_of`; None without P); None for any
+    other order."""
     if not reductions or order[-1] in reductions:
         return None
     first = min(order.index(d) for d in reductions)
@@ -65,7 +67,8 @@ def block_dims(order: Sequence[int], reductions: Sequence[int]
     if any(d not in reductions for d in middle):
         return None
     outer = list(order[:first])
-    return outer, (outer[-1] if outer else None), middle, order[-1]
+    row = row_of(outer, sizes) if sizes is not None else (outer[-1] if outer else None)
+    return outer, row, middle, order[-1]
 
 
 def column_widths(vector: int, extent: int | None = None) -> list[int]:
@@ -101,7 +104,8 @@ class RegisterBlock:
         schedule = op.schedule
         self.rows = schedule.unroll.data if schedule is not None else 1
         self.cols = schedule.vector.data if schedule is not None else 1
-        self.dims = block_dims(kf.order, op.reduction_dims) if schedule is not None else None
+        self.dims = block_dims(kf.order, op.reduction_dims, kf.sizes) \
+            if schedule is not None else None
         # Only where reorder-loops would block (a matmul- or conv-like kernel whose
         # columns walk the output contiguously); elsewhere `vector` and `unroll` keep
         # their meaning of hints for the innermost loop (a column sum must keep
