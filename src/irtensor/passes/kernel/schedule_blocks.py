@@ -189,13 +189,8 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     if across_channels:  # the weight's packed copy is contiguous along them
         lanes = lanes or host.vector_bytes() // model.write.item_bytes
     lanes = lanes or lanes_for(model, column)
-    size = model.sizes[column]
-    if size <= 2 * BLOCK_VECTORS * lanes and not across_channels and (
-            size <= BLOCK_VECTORS * lanes or size % max(lanes // 2, 1) == 0):
-        # One block across (conv's 56 columns: 32 + 16 + 8, no tail blocks). 49 columns
-        # (a 1x1 conv on a 7x7 map) would be 32 + 16 + 1: blocks of 32, then the tail
-        # blocks, ran 2.4 ms against 4.8 (2048 x 1024 channels, one core).
-        vector = size
+    if model.sizes[column] <= 2 * BLOCK_VECTORS * lanes and not across_channels:
+        vector = model.sizes[column]  # one block across (conv's 56 columns: no tail blocks)
     else:
         vector = min(BLOCK_VECTORS * lanes, model.sizes[column])
     if rows is None:
