@@ -176,6 +176,9 @@ def test_the_block_shape_and_its_column_widths() -> None:
     assert block_dims((1, 0, 2), (1,)) is None  # a parallel loop between
     assert block_dims((1, 2), (1,)) == ([], None, [1], 2)
     assert block_dims((1, 2, 0), (1,)) is None  # a parallel loop between
+    # the rows are the last parallel loop longer than 1: M of a batch-1 matmul
+    assert block_dims((1, 0, 2, 3), (2,), (1, 256, 512, 256)) == ([1, 0], 1, [2], 3)
+    assert block_dims((1, 0, 2, 3), (2,), (1, 1, 512, 256)) == ([1, 0], 0, [2], 3)
     assert column_widths(32) == [32, 16, 8, 4, 2, 1]
     assert column_widths(56) == [56, 32, 16, 8, 4, 2, 1]
     assert column_widths(32, 1024) == [32]

@@ -244,3 +244,14 @@ func.func @hl_conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> ten
 }
 // PIPE-LABEL: func.func @hl_conv(
 // PIPE:         schedule <order [0, 1, 4, 2, 3, 6, 7, 5], tiles [0, 0, 0, 0, 0, 0, 0, 0], vector 56, unroll 4, parallel [0]>
+
+// A batched matmul of batch 1: the size-1 batch loop comes second, after the rows the
+// threads split, and the register block's rows are still the 256 rows of M (the last
+// parallel loop longer than 1), 6 at a time.
+func.func @hl_batch1_matmul(%a: tensor<1x256x512xf32>, %b: tensor<1x512x256xf32>) -> tensor<1x256x256xf32> {
+  %m = hl.matmul %a, %b : tensor<1x256x512xf32>, tensor<1x512x256xf32> -> tensor<1x256x256xf32>
+  func.return %m : tensor<1x256x256xf32>
+}
+// PIPE-LABEL: func.func @hl_batch1_matmul(
+// PIPE:         kernel.kernel @r_1_256_512_256(
+// PIPE-SAME:      schedule <order [1, 0, 2, 3], tiles [0, 0, 0, 0], vector 32, unroll 6, parallel [1]>
