@@ -171,11 +171,11 @@ def test_blocked_convolutions_with_packed_masked_reads_keep_their_results(
 
 
 def test_the_block_shape_and_its_column_widths() -> None:
-    assert block_dims((0, 1, 2), (1,)) == ([0], 0, [1], 2)
-    assert block_dims((0, 2, 1), (1,)) is None  # reduction innermost
-    assert block_dims((1, 0, 2), (1,)) is None  # a parallel loop between
-    assert block_dims((1, 2), (1,)) == ([], None, [1], 2)
-    assert block_dims((1, 2, 0), (1,)) is None  # a parallel loop between
+    assert block_dims((0, 1, 2), (1,), (4, 4, 4)) == ([0], 0, [1], 2)
+    assert block_dims((0, 2, 1), (1,), (4, 4, 4)) is None  # reduction innermost
+    assert block_dims((1, 0, 2), (1,), (4, 4, 4)) is None  # a parallel loop between
+    assert block_dims((1, 2), (1,), (4, 4, 4)) == ([], None, [1], 2)
+    assert block_dims((1, 2, 0), (1,), (4, 4, 4)) is None  # a parallel loop between
     # the rows are the last parallel loop longer than 1: M of a batch-1 matmul
     assert block_dims((1, 0, 2, 3), (2,), (1, 256, 512, 256)) == ([1, 0], 1, [2], 3)
     assert block_dims((1, 0, 2, 3), (2,), (1, 1, 512, 256)) == ([1, 0], 0, [2], 3)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir.affine import AffineExpr
 
-from irtensor import host, ir, passes
+from irtensor import ir, passes
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.passes.kernel import cost_model as cm
 from irtensor.passes.kernel import reorder_loops as rl
@@ -252,8 +252,8 @@ def test_schedules_of_big_kernels_fit_and_follow_the_options(text: str, pass_: R
         rows, column = shape
         model = rl.model_of(kernel)
         across_channels = column == sb.channel_column(model)
-        lanes = pass_.vector_width or (host.vector_bytes() // model.write.item_bytes
-                                       if across_channels else rl.lanes_for(model, column))
+        lanes = pass_.vector_width or (sb.write_lanes(model) if across_channels
+                                       else rl.lanes_for(model, column))
         assert v["vector"] <= min(kernel.sizes[column], 2 * sb.BLOCK_VECTORS * lanes)
         assert v["unroll"] <= (kernel.sizes[rows] if rows is not None else 1)
         assert v["unroll"] <= (8 if across_channels else sb.BLOCK_ROWS)  # type: ignore[operator]

@@ -125,10 +125,9 @@ def choose_tiles(kernel: KernelOp | KernelModel, order: Sequence[int] | None = N
     vector."""
     model = as_model(kernel)
     sizes = model.sizes
-    if not needs_tiles(model):
-        order = tuple(order) if order is not None else choose_order(model)
-        return transpose_tiles(model, order) or (0,) * len(sizes)
     order = tuple(order) if order is not None else choose_order(model)
+    if not needs_tiles(model):
+        return transpose_tiles(model, order) or (0,) * len(sizes)
     tiles = list(sizes)
 
     def halved(d: int) -> list[int]:

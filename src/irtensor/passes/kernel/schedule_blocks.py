@@ -64,7 +64,7 @@ def channel_column(model: KernelModel) -> int | None:
     contiguous = next((d for d in parallel if abs(model.write.strides[d]) == 1), None)
     if contiguous is None:
         return None
-    lanes = host.vector_bytes() // model.write.item_bytes
+    lanes = write_lanes(model)
     body = model.reads[: model.n_body_reads]
     strided = any(abs(a.strides[contiguous]) > 1 for a in body)
     if sizes[contiguous] >= 2 * lanes and not strided:
@@ -95,6 +95,12 @@ def channel_column(model: KernelModel) -> int | None:
                   and all(a.strides[o] == 0 or weight(a) for a in body)
                   and any(a.strides[o] != 0 for a in body) and pays(o)]
     return max(candidates, key=lambda o: (sizes[o], -o)) if candidates else None
+
+
+def write_lanes(model: KernelModel) -> int:
+    """Vector lanes of the output's element: a channel block's width unit (its vectors
+    are loads of the weight's channels-last copy, whatever the cost model's main read)."""
+    return host.vector_bytes() // model.write.item_bytes
 
 
 def channel_order(model: KernelModel, order: Sequence[int], channel: int) -> tuple[int, ...]:
@@ -186,9 +192,7 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
         return None
     rows, column = shape
     across_channels = abs(model.write.strides[column]) != 1
-    if across_channels:  # the weight's packed copy is contiguous along them
-        lanes = lanes or host.vector_bytes() // model.write.item_bytes
-    lanes = lanes or lanes_for(model, column)
+    lanes = lanes or (write_lanes(model) if across_channels else lanes_for(model, column))
     if model.sizes[column] <= 2 * BLOCK_VECTORS * lanes and not across_channels:
         vector = model.sizes[column]  # one block across (conv's 56 columns: no tail blocks)
     else:
@@ -222,4 +226,4 @@ def block_note(model: KernelModel, order: Sequence[int], values: dict[str, list[
 
 __all__ = ["BLOCK_ROWS", "BLOCK_VECTORS", "COLUMN_TILE", "REDUCTION_TILE", "block_note",
            "block_order", "block_rows", "block_shape", "channel_column", "channel_order",
-           "choose_block", "row_of"]
+           "choose_block", "row_of", "write_lanes"]

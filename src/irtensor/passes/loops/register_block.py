@@ -54,8 +54,7 @@ PACK_BYTES = 1 << 20  # a packed tile larger than L2 would not stay there
 PAGE_BYTES = 4096  # rows this far apart map to few cache sets
 
 
-def block_dims(order: Sequence[int], reductions: Sequence[int],
-               sizes: Sequence[int] | None = None
+def block_dims(order: Sequence[int], reductions: Sequence[int], sizes: Sequence[int]
                ) -> tuple[list[int], int | None, list[int], int] | None:
     """(P, r, R, c) when `order` is `[P..., R..., c]` with R the reductions (r: the
     last of P longer than 1, `schedule_blocks.row_of`; None without P); None for any
@@ -67,8 +66,7 @@ def block_dims(order: Sequence[int], reductions: Sequence[int],
     if any(d not in reductions for d in middle):
         return None
     outer = list(order[:first])
-    row = row_of(outer, sizes) if sizes is not None else (outer[-1] if outer else None)
-    return outer, row, middle, order[-1]
+    return outer, row_of(outer, sizes), middle, order[-1]
 
 
 def column_widths(vector: int, extent: int | None = None) -> list[int]:

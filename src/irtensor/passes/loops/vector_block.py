@@ -34,7 +34,7 @@ computes, in the same order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
@@ -235,8 +235,7 @@ class VectorRows:
             return zeros
         reduced = {**point, **{d: kf.index(0) for d in kf.op.reduction_dims}}
         if self.write == LANES:
-            partial = self.gather(lambda e: kf.load(kf.output, kf.write_indices(e)), reduced,
-                                  run.get_shape()[0], run.element_type)
+            partial = self.gather_output(reduced, run.get_shape()[0], run.element_type)
         else:
             partial = kf.emit(vector.LoadOp(
                 *self.run_view(kf.output, kf.write_indices(reduced)), run))
@@ -284,9 +283,6 @@ class VectorRows:
             self.loads[key] = kf.emit(vector.LoadOp(*self.run_view(buffer, indices), run))
         return self.loads[key]
 
-    def lane_env(self, env: Env, lane: int) -> Env:
-        return {**env, self.column: self.owner.offset(env[self.column], lane)}
-
     def stack_row(self, element: Attribute) -> SSAValue:
         """A stack buffer of one row (`memref.alloca`, made once at the function's start)
         through which a row is stored or gathered lane by lane."""
@@ -297,15 +293,21 @@ class VectorRows:
             self.scratch[element] = alloca.memref
         return self.scratch[element]
 
+    def lane_envs(self, env: Env, width: int) -> list[Env]:
+        return [{**env, self.column: self.owner.offset(env[self.column], lane)}
+                for lane in range(width)]
+
     def lane_indices(self, exprs: Sequence[AffineExpr], env: Env, width: int
-                     ) -> list[list[SSAValue]] | None:
-        """The indices of each lane of a row through `exprs`: the first lane's, then the
-        column's coefficient added lane by lane (a few ops where the whole expression
-        per lane would be dozens); None where an index is not linear in the column."""
+                     ) -> list[list[SSAValue]]:
+        """The indices through `exprs` of each lane of the row starting at `env`: the
+        first lane's, then the column's coefficient added lane by lane (a few ops where
+        the whole expression per lane would be dozens); each lane's whole expression
+        where an index is not linear in the column."""
         kf = self.kf
         steps = [linear_coefficient(e, self.column) for e in exprs]
         if any(k is None for k in steps):
-            return None
+            return [[kf.index_expr(e, lane_env) for e in exprs]
+                    for lane_env in self.lane_envs(env, width)]
         first = [kf.index_expr(e, env) for e in exprs]
         return [[index if not k else kf.emit(arith.AddiOp(index, kf.index(k * lane)))
                  for index, k in zip(first, steps, strict=True)]  # type: ignore[operator]
@@ -317,37 +319,38 @@ class VectorRows:
         assert isinstance(value.type, VectorType)
         row = self.stack_row(value.type.element_type)
         kf.at.insert(vector.StoreOp(value, row, [kf.index(0)]))
-        lanes = self.lane_indices(kf.op.writes.data.results, env, width)
-        for lane in range(width):
-            indices = lanes[lane] if lanes is not None \
-                else kf.write_indices(self.lane_env(env, lane))
+        for lane, indices in enumerate(self.lane_indices(kf.op.writes.data.results, env,
+                                                         width)):
             kf.store(kf.load(row, [kf.index(lane)]), kf.output, indices)
 
-    def gather(self, scalar: Callable[[Env], SSAValue], env: Env, width: int,
-               element: Attribute) -> SSAValue:
-        """A row of `scalar(point)` for the row's `width` columns, read lane by lane."""
+    def gather(self, lanes: Iterable[SSAValue], width: int, element: Attribute) -> SSAValue:
+        """One vector of the `width` scalars `lanes`, through the stack row (each made
+        just before its store: `lanes` is consumed lazily)."""
         kf = self.kf
         row = self.stack_row(element)
-        for lane in range(width):
-            kf.store(scalar(self.lane_env(env, lane)), row, [kf.index(lane)])
+        for lane, value in enumerate(lanes):
+            kf.store(value, row, [kf.index(lane)])
         return kf.emit(vector.LoadOp(row, [kf.index(0)], VectorType(element, [width])))
 
+    def gather_output(self, env: Env, width: int, element: Attribute) -> SSAValue:
+        """The output's row starting at `env` (a tiled reduction's partial sums)."""
+        kf = self.kf
+        indices = self.lane_indices(kf.op.writes.data.results, env, width)
+        return self.gather((kf.load(kf.output, at) for at in indices), width, element)
+
     def gather_input(self, i: int, env: Env, width: int, space: Sequence[int]) -> SSAValue:
-        """Read #i along a row it holds with a stride: lane by lane (masked reads through
-        `kf.read`, plain ones at the first lane's indices plus the column's step)."""
+        """Read #i along a row it holds with a stride, lane by lane: a masked read through
+        `kf.read` (its pad where the mask fails), a plain one at `lane_indices`."""
         kf = self.kf
         access = kf.op.accesses[i]
         buffer = kf.inputs[i]
         assert isinstance(buffer.type, MemRefType)
-        element = buffer.type.element_type
-        lanes = None if access.is_masked or (kf.packed is not None and i in kf.packed) \
-            else self.lane_indices(access.affine_map.results, env, width)
-        if lanes is None:
-            return self.gather(lambda e: kf.read(i, e, space), env, width, element)
-        row = self.stack_row(element)
-        for lane, indices in enumerate(lanes):
-            kf.store(kf.load(buffer, indices), row, [kf.index(lane)])
-        return kf.emit(vector.LoadOp(row, [kf.index(0)], VectorType(element, [width])))
+        if access.is_masked:
+            values = (kf.read(i, e, space) for e in self.lane_envs(env, width))
+        else:
+            values = (kf.load(buffer, at)
+                      for at in self.lane_indices(access.affine_map.results, env, width))
+        return self.gather(values, width, buffer.type.element_type)
 
     def run_view(self, buffer: SSAValue, indices: list[SSAValue],
                  value: SSAValue | None = None) -> tuple[SSAValue, ...]:

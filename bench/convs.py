@@ -1,0 +1,154 @@
+"""The kernels the channel blocks, tiled copies and register-block rows are for, side by
+side in one run: irtensor (llvm) against torch and numpy.
+
+    python bench/convs.py [--threads N] [--repeat N]
+
+Rows: ResNet-50's conv shapes at batch 1 (conv + bias + residual + relu, the
+epilogue its blocks carry; the time includes the weight's channels-last copy, which
+runs on every call), a 2048 x 1024 f32 transpose, and a batch-1 256x512x256 matmul.
+Columns: best-of-N warm times and GFLOP/s (GB/s for the copy), and the ratio of each
+peer's time to irtensor's (> 1: irtensor is faster). numpy's convs are im2col + BLAS
+(sliding-window view, one matmul). The heading records the CPU and its features.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+# (name, N, C_in, H, C_out, kernel, stride, pad)
+CONVS = (
+    ("3x3 512->512, 7x7 map", 1, 512, 7, 512, 3, 1, 1),
+    ("3x3 256->256, 14x14 map", 1, 256, 14, 256, 3, 1, 1),
+    ("3x3 128->128, 28x28 map", 1, 128, 28, 128, 3, 1, 1),
+    ("3x3 64->64, 56x56 map", 1, 64, 56, 64, 3, 1, 1),
+    ("1x1 1024->2048, 7x7 map", 1, 1024, 7, 2048, 1, 1, 0),
+    ("1x1 512->1024, 14x14 map", 1, 512, 14, 1024, 1, 1, 0),
+    ("7x7 stride 2 3->64, 224 (stem)", 1, 3, 224, 64, 7, 2, 3),
+)
+
+
+def best(run: Callable[[], object], repeat: int) -> float:
+    run()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def numpy_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, r: np.ndarray, stride: int,
+               pad: int) -> np.ndarray:
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    k = w.shape[-1]
+    padded = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    win = sliding_window_view(padded, (k, k), axis=(2, 3))[:, :, ::stride, ::stride]
+    n, c, oh, ow = win.shape[:4]
+    cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * k * k)
+    out = (cols @ w.reshape(w.shape[0], -1).T).reshape(n, oh, ow, -1).transpose(0, 3, 1, 2)
+    return np.maximum(out + b[None, :, None, None] + r, 0)
+
+
+def row(name: str, work: float, unit: str, times: dict[str, float]) -> str:
+    mine = times["irtensor"]
+    cells = [f"{1e3 * mine:.2f} ms ({work / mine / 1e9:.1f} {unit})"]
+    for peer in ("torch", "numpy"):
+        t = times.get(peer)
+        cells.append("" if t is None else f"{1e3 * t:.2f} ms ({t / mine:.2f}x)")
+    return f"| {name} | " + " | ".join(cells) + " |"
+
+
+def conv_row(spec: tuple, torch: object, repeat: int) -> str:
+    from irtensor import Tensor
+
+    name, n, ci, h, co, k, stride, pad = spec
+    rng = np.random.default_rng(0)
+    oh = (h + 2 * pad - k) // stride + 1
+    x = rng.standard_normal((n, ci, h, h), dtype=np.float32)
+    w = rng.standard_normal((co, ci, k, k), dtype=np.float32)
+    b = rng.standard_normal(co, dtype=np.float32)
+    r = rng.standard_normal((n, co, oh, oh), dtype=np.float32)
+    X, W, B, R = (Tensor(a) for a in (x, w, b, r))
+    want = numpy_conv(x, w, b, r, stride, pad)
+    got = (X.conv2d(W, B, stride=stride, padding=pad) + R).relu().numpy()
+    assert np.allclose(got, want, rtol=1e-3, atol=1e-3 * np.sqrt(ci * k * k)), name
+    times = {"irtensor": best(lambda: (X.conv2d(W, B, stride=stride, padding=pad) + R)
+                              .relu().realize(), repeat),
+             "numpy": best(lambda: numpy_conv(x, w, b, r, stride, pad), repeat)}
+    if torch is not None:
+        F = torch.nn.functional  # type: ignore[attr-defined]
+        tx, tw, tb, tr = (torch.from_numpy(a) for a in (x, w, b, r))  # type: ignore[attr-defined]
+        times["torch"] = best(lambda: torch.relu(  # type: ignore[attr-defined]
+            F.conv2d(tx, tw, tb, stride=stride, padding=pad) + tr), repeat)
+    return row(name, 2.0 * n * co * ci * k * k * oh * oh, "GFLOP/s", times)
+
+
+def transpose_row(torch: object, repeat: int) -> str:
+    from irtensor import Tensor
+
+    a = np.random.default_rng(1).standard_normal((2048, 1024), dtype=np.float32)
+    A = Tensor(a)
+    assert np.array_equal(A.T.contiguous().numpy(), a.T)
+    out = np.empty((1024, 2048), np.float32)
+    times = {"irtensor": best(lambda: A.T.contiguous().realize(), repeat),
+             "numpy": best(lambda: np.copyto(out, a.T), repeat)}
+    if torch is not None:
+        ta = torch.from_numpy(a)  # type: ignore[attr-defined]
+        times["torch"] = best(lambda: ta.t().contiguous(), repeat)
+    return row("transpose 2048x1024 f32", 2.0 * a.nbytes, "GB/s", times)
+
+
+def batch1_matmul_row(torch: object, repeat: int) -> str:
+    from irtensor import Tensor
+
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((1, 256, 512), dtype=np.float32)
+    b = rng.standard_normal((1, 512, 256), dtype=np.float32)
+    A, B = Tensor(a), Tensor(b)
+    assert np.allclose((A @ B).numpy(), a @ b, rtol=1e-3, atol=1e-3)
+    times = {"irtensor": best(lambda: (A @ B).realize(), repeat),
+             "numpy": best(lambda: a @ b, repeat)}
+    if torch is not None:
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)  # type: ignore[attr-defined]
+        times["torch"] = best(lambda: ta @ tb, repeat)
+    return row("matmul 1x256x512 @ 1x512x256", 2.0 * 256 * 512 * 256, "GFLOP/s", times)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--repeat", type=int, default=7)
+    args = p.parse_args()
+    os.environ["IRTENSOR_THREADS"] = str(args.threads)
+    sys.path.insert(0, str(Path(__file__).parent))
+    from threadpoolctl import threadpool_limits
+    from training import cpu_heading
+
+    blas_limits = threadpool_limits(args.threads)  # numpy's BLAS, as irtensor and torch
+
+    try:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    except ImportError:
+        torch = None
+    print(f"convs, copies and a batch-1 matmul, {args.threads} thread(s); {cpu_heading()}\n")
+    print("| case | irtensor | torch (its time / irtensor's) | numpy (its time / irtensor's) |")
+    print("|---|---|---|---|")
+    for spec in CONVS:
+        print(conv_row(spec, torch, args.repeat), flush=True)
+    print(transpose_row(torch, args.repeat), flush=True)
+    print(batch1_matmul_row(torch, args.repeat), flush=True)
+    blas_limits.unregister()
+
+
+if __name__ == "__main__":
+    main()
