@@ -129,3 +129,30 @@ def test_channel_blocked_convs_on_devices_match_numpy(
     got = (X.conv2d(W, B, stride=stride, padding=pad) + R).relu().numpy()
     tol = (1e-4 if dtype == np.float32 else 1e-10) * np.sqrt(ci * k * k)
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+@settings(max_examples=10, deadline=None)
+@given(shape=st.lists(st.integers(1, 70), min_size=2, max_size=3),
+       seed=st.integers(0, 2**16), data=st.data())
+def test_tiled_transposing_copies_keep_their_values(shape: list[int], seed: int,
+                                                    data: st.DataObject) -> None:
+    """`reorder_loops.transpose_tiles`: copies through a permutation, tiled by 32 where
+    a dimension is longer, give numpy's values on llvm and opencl."""
+    from conftest import opencl_unavailable
+
+    perm = data.draw(st.permutations(range(len(shape))))
+    a = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    devices = ["llvm"] + ([] if opencl_unavailable() else ["opencl"])
+    for device in devices:
+        got = Tensor(a, device=device).permute(*perm).contiguous().numpy()
+        np.testing.assert_array_equal(got, a.transpose(perm))
+
+
+def test_a_transpose_gets_tiles() -> None:
+    module = ir.parse("""func.func @main(%x: tensor<64x48xf32>) -> tensor<48x64xf32> {
+      %t = hl.permute %x [1, 0] : tensor<64x48xf32> -> tensor<48x64xf32>
+      func.return %t : tensor<48x64xf32>
+    }""")
+    Pipeline("hl-to-kernel").run(module)
+    (kernel,) = [op for op in module.walk() if isinstance(op, KernelOp)]
+    assert kernel.schedule is not None and list(kernel.schedule.tile_sizes) == [32, 32]

@@ -156,7 +156,8 @@ def transpose_tiles(model: KernelModel, order: Sequence[int]) -> tuple[int, ...]
     with stride 1 and the largest read a line or more apart, and another loop walks that
     read with stride 1; pack-operands' copies): both loops by TRANSPOSE_TILE, so that
     the read's lines a tile touches are still in L1 when the next columns need them
-    (a 2048 x 1024 f32 transpose: 12.4 -> 5.8 ms on one core); None for any other kernel."""
+    (a 2048 x 1024 f32 transpose: 13.0 -> 4.4 ms on one core, bench/convs.py); None
+    for any other kernel."""
     if model.reductions or not order or not model.reads:
         return None
     inner = order[-1]
