@@ -46,6 +46,29 @@ func.func @scale(%in0: memref<4x8xf32>, %out: memref<4x8xf32>, %start: index, %s
 // CHECK-NOT:   func.func
 // CHECK-NOT:   @host
 
+// A size-1 dimension adds nothing to the linear index (in bounds, its index is 0) and
+// a constant index joins the offset: %src[%c0, %k, %c0, %c2] of a 1x4x1x8 buffer is
+// element k * 8 + 2, one multiply and one add.
+func.func @unit_dims(%src: memref<1x4x1x8xf32>, %dst: memref<4xf32>, %lo: index, %hi: index) attributes {irtensor.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %k = %lo to %hi step %c1 {
+    %v = memref.load %src[%c0, %k, %c0, %c2] : memref<1x4x1x8xf32>
+    memref.store %v, %dst[%k] : memref<4xf32>
+  }
+  func.return
+}
+// CHECK-LABEL: llvm.func @unit_dims(
+// CHECK:         %[[TWO:.*]] = llvm.mlir.constant(2) : i64
+// CHECK-NEXT:    %[[EIGHT:.*]] = llvm.mlir.constant(8) : i64
+// CHECK-NEXT:    %[[ROW:.*]] = llvm.mul %k, %[[EIGHT]] overflow<nsw> : i64
+// CHECK-NEXT:    %[[AT:.*]] = llvm.add %[[ROW]], %[[TWO]] overflow<nsw> : i64
+// CHECK-NEXT:    %[[P:.*]] = llvm.getelementptr inbounds %src[%[[AT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %v = llvm.load %[[P]] : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[Q:.*]] = llvm.getelementptr inbounds %dst[%k] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %v, %[[Q]] : f32, !llvm.ptr
+
 // A host function: erased by default, lowered (with malloc and a call) on request.
 func.func @host(%a: memref<4x8xf32>) -> memref<4x8xf32> {
   %buf = memref.alloc() : memref<4x8xf32>

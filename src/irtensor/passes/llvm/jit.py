@@ -356,15 +356,18 @@ class JitModule:
 
 
 def _clone_lowered(module: ModuleOp, kernels_only: bool | None) -> ModuleOp:
-    """A copy of `module` in the llvm dialect (lowered with convert-to-llvm if needed)."""
+    """`module` in the llvm dialect: a copy lowered with convert-to-llvm when it has
+    functions to lower, else `module` itself (exporting only reads it; copying a large
+    kernel's llvm ops cost a tenth of its compile)."""
     from irtensor.passes.llvm.convert_to_llvm import convert_to_llvm
 
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    if not functions:
+        return module
+    if kernels_only is None:
+        kernels_only = any(KERNEL_ATTR in f.attributes for f in functions)
     copy = module.clone()
-    functions = [op for op in copy.ops if isinstance(op, func.FuncOp)]
-    if functions:
-        if kernels_only is None:
-            kernels_only = any(KERNEL_ATTR in f.attributes for f in functions)
-        convert_to_llvm(copy, kernels_only=kernels_only)
+    convert_to_llvm(copy, kernels_only=kernels_only)
     return copy
 
 
@@ -392,11 +395,24 @@ def _signatures(module: ModuleOp) -> dict[str, tuple[tuple[Parameter, ...], str 
     }
 
 
-def _optimize(ref: Any, tm: Any, opt_level: int) -> None:
+# A vector of floats in the IR as written: the register block or a vector row, emitted as
+# vectors by lower-kernels-to-loops.
+_WRITTEN_VECTORS = re.compile(r"<\d+ x (?:float|double|half|bfloat)>")
+
+
+def slp_pays(text: str) -> bool:
+    """Whether LLVM's SLP vectorizer runs on a module: not on one already in vectors. There
+    it finds next to nothing to pack, at a cost that grows with the unrolled block (on
+    ResNet-50's kernels at batch 8: 6.7 of 11.8 s of LLVM's optimisation, the same warm
+    time); scalar code keeps it."""
+    return _WRITTEN_VECTORS.search(text) is None
+
+
+def _optimize(ref: Any, tm: Any, opt_level: int, slp: bool = True) -> None:
     b = _binding()
     tuning = b.PipelineTuningOptions(speed_level=opt_level)
     tuning.loop_vectorization = opt_level >= 2
-    tuning.slp_vectorization = opt_level >= 2
+    tuning.slp_vectorization = opt_level >= 2 and slp
     builder = b.PassBuilder(tm, tuning)
     builder.getModulePassManager().run(ref, builder)
 
@@ -478,7 +494,7 @@ def _compile_text(text: str, signatures: dict[str, Any], opt_level: int,
     for fn in ref.functions:
         if not fn.is_declaration and fn.name not in signatures:
             signatures[fn.name] = _signature_from_ir(fn)
-    _optimize(ref, tm, opt_level)
+    _optimize(ref, tm, opt_level, slp_pays(text))
     _check_symbols(ref)
     optimized = str(ref)
     t1 = time.perf_counter()

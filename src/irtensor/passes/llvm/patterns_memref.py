@@ -18,8 +18,16 @@ import math as pymath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import llvm, memref, vector
-from xdsl.dialects.builtin import BFloat16Type, IntegerAttr, MemRefType, ModuleOp, i1, i64
+from xdsl.dialects import arith, llvm, memref, vector
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+    i1,
+    i64,
+)
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -45,12 +53,19 @@ def static_memref(t: object, what: str) -> MemRefType:
 
 def linear_index(e: Emitter, t: MemRefType, indices: Sequence[SSAValue]) -> SSAValue | None:
     """offset + sum(index_k * stride_k) as i64 (`nsw`: accesses are in bounds); None for
-    a rank-0 memref at offset 0."""
+    a rank-0 memref at offset 0. A dimension of size 1 adds nothing (an access in bounds
+    has index 0 there) and a constant index joins the offset: a kernel's 8-d buffers
+    (`8x1x1x512x7x7x1x1`) otherwise cost a multiply and an add per dimension per access."""
     strides, offset = t.get_strides(), t.get_offset()
     if strides is None or offset is None or None in strides:
         raise LLVMLoweringError(f"convert-to-llvm: {t} has no static strides and offset")
     total: SSAValue | None = None
-    for index, stride in zip(indices, strides, strict=True):
+    for index, stride, size in zip(indices, strides, t.get_shape(), strict=True):
+        if size == 1:
+            continue
+        if (known := constant_index(index)) is not None:
+            offset += known * stride
+            continue
         term = e.value(index)
         if stride != 1:
             term = e.emit(llvm.MulOp(term, e.int_const(stride), overflow=NSW))
@@ -59,6 +74,19 @@ def linear_index(e: Emitter, t: MemRefType, indices: Sequence[SSAValue]) -> SSAV
         const = e.int_const(offset)
         total = const if total is None else e.emit(llvm.AddOp(total, const, overflow=NSW))
     return total
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The integer an index is known to be: an `arith.constant`, or the llvm constant
+    (behind its cast) it was lowered to."""
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
+        owner = owner.inputs[0].owner
+    if isinstance(owner, arith.ConstantOp | llvm.ConstantOp):
+        attr = owner.value
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
 
 
 def element_pointer(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:

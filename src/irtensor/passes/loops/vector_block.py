@@ -144,7 +144,7 @@ class VectorRows:
         self.column, self.reductions = owner.dims[3], owner.dims[2]
         self.kinds, self.write = kinds, write
         self.loads: dict[tuple[object, ...], SSAValue] = {}
-        self.views: dict[SSAValue, SSAValue] = {}
+        self.views: dict[object, SSAValue] = {}
         self.scratch: dict[Attribute, SSAValue] = {}
 
     @staticmethod
@@ -297,21 +297,57 @@ class VectorRows:
         return [{**env, self.column: self.owner.offset(env[self.column], lane)}
                 for lane in range(width)]
 
-    def lane_indices(self, exprs: Sequence[AffineExpr], env: Env, width: int
-                     ) -> list[list[SSAValue]]:
-        """The indices through `exprs` of each lane of the row starting at `env`: the
-        first lane's, then the column's coefficient added lane by lane (a few ops where
-        the whole expression per lane would be dozens); each lane's whole expression
-        where an index is not linear in the column."""
+    def lane_addresses(self, buffer: SSAValue, exprs: Sequence[AffineExpr], env: Env,
+                       width: int) -> list[tuple[SSAValue, list[SSAValue]]]:
+        """(buffer, indices) of each lane of the row starting at `env`, through `exprs`.
+        Where every index is linear in the column, the lanes are one index apart by a
+        constant in a flat view of the buffer: the first lane's index is computed once
+        and each lane adds its offset (a lane of an 8-d buffer would otherwise cost a
+        multiply and an add per dimension, in every lane). Else each lane's whole
+        expression, in the buffer itself."""
         kf = self.kf
         steps = [linear_coefficient(e, self.column) for e in exprs]
-        if any(k is None for k in steps):
-            return [[kf.index_expr(e, lane_env) for e in exprs]
+        flat = self.flat_view(buffer)
+        if flat is None or any(k is None for k in steps):
+            return [(buffer, [kf.index_expr(e, lane_env) for e in exprs])
                     for lane_env in self.lane_envs(env, width)]
-        first = [kf.index_expr(e, env) for e in exprs]
-        return [[index if not k else kf.emit(arith.AddiOp(index, kf.index(k * lane)))
-                 for index, k in zip(first, steps, strict=True)]  # type: ignore[operator]
-                if lane else first for lane in range(width)]
+        assert isinstance(buffer.type, MemRefType)
+        shape, strides = buffer.type.get_shape(), buffer.type.get_strides()
+        first: SSAValue | None = None
+        delta = 0
+        for e, k, size, stride in zip(exprs, steps, shape, strides, strict=True):
+            assert k is not None and stride is not None
+            delta += k * stride
+            if size == 1:
+                continue
+            term = kf.index_expr(e, env)
+            if stride != 1:
+                term = kf.emit(arith.MuliOp(term, kf.index(stride)))
+            first = term if first is None else kf.emit(arith.AddiOp(first, term))
+        start = first if first is not None else kf.index(0)
+        return [(flat, [start if not lane else kf.emit(arith.AddiOp(start,
+                                                                    kf.index(delta * lane)))])
+                for lane in range(width)]
+
+    def flat_view(self, buffer: SSAValue) -> SSAValue | None:
+        """The buffer as one dimension (`memref.collapse_shape`, made once at the
+        function's start); None for a buffer that is not contiguous row-major."""
+        t = buffer.type
+        if not isinstance(t, MemRefType) or t.get_offset() != 0 \
+                or t.get_strides() != MemRefType(t.element_type, t.get_shape()).get_strides():
+            return None
+        key = ("flat", buffer)
+        if key not in self.views:
+            size = 1
+            for d in t.get_shape():
+                size *= d
+            view = memref.CollapseShapeOp.build(
+                operands=[buffer], result_types=[MemRefType(t.element_type, [size])],
+                properties={"reassociation": ArrayAttr([ArrayAttr(
+                    [IntegerAttr(d, i64) for d in range(len(t.get_shape()))])])})
+            Builder(InsertPoint.at_start(self.kf.entry)).insert(view)
+            self.views[key] = view.result
+        return self.views[key]
 
     def scatter(self, value: SSAValue, env: Env, width: int) -> None:
         """Store a row whose columns the output does not hold contiguously, lane by lane."""
@@ -319,9 +355,9 @@ class VectorRows:
         assert isinstance(value.type, VectorType)
         row = self.stack_row(value.type.element_type)
         kf.at.insert(vector.StoreOp(value, row, [kf.index(0)]))
-        for lane, indices in enumerate(self.lane_indices(kf.op.writes.data.results, env,
-                                                         width)):
-            kf.store(kf.load(row, [kf.index(lane)]), kf.output, indices)
+        for lane, (buffer, indices) in enumerate(self.lane_addresses(
+                kf.output, kf.op.writes.data.results, env, width)):
+            kf.store(kf.load(row, [kf.index(lane)]), buffer, indices)
 
     def gather(self, lanes: Iterable[SSAValue], width: int, element: Attribute) -> SSAValue:
         """One vector of the `width` scalars `lanes`, through the stack row (each made
@@ -335,12 +371,12 @@ class VectorRows:
     def gather_output(self, env: Env, width: int, element: Attribute) -> SSAValue:
         """The output's row starting at `env` (a tiled reduction's partial sums)."""
         kf = self.kf
-        indices = self.lane_indices(kf.op.writes.data.results, env, width)
-        return self.gather((kf.load(kf.output, at) for at in indices), width, element)
+        lanes = self.lane_addresses(kf.output, kf.op.writes.data.results, env, width)
+        return self.gather((kf.load(buffer, at) for buffer, at in lanes), width, element)
 
     def gather_input(self, i: int, env: Env, width: int, space: Sequence[int]) -> SSAValue:
         """Read #i along a row it holds with a stride, lane by lane: a masked read through
-        `kf.read` (its pad where the mask fails), a plain one at `lane_indices`."""
+        `kf.read` (its pad where the mask fails), a plain one at `lane_addresses`."""
         kf = self.kf
         access = kf.op.accesses[i]
         buffer = kf.inputs[i]
@@ -348,8 +384,8 @@ class VectorRows:
         if access.is_masked:
             values = (kf.read(i, e, space) for e in self.lane_envs(env, width))
         else:
-            values = (kf.load(buffer, at)
-                      for at in self.lane_indices(access.affine_map.results, env, width))
+            values = (kf.load(flat, at) for flat, at in self.lane_addresses(
+                buffer, access.affine_map.results, env, width))
         return self.gather(values, width, buffer.type.element_type)
 
     def run_view(self, buffer: SSAValue, indices: list[SSAValue],
