@@ -6,8 +6,8 @@
 // loads 32 channels of the packed weight and broadcasts one input element per row.
 // The output holds the channels 16 elements apart, so each finished row goes
 // through a stack buffer (%lanes) and is stored lane by lane; the residual, read
-// the same way, is gathered lane by lane. Both happen once per block, each lane
-// addressed in a flat view of its buffer as the row's first index plus a constant.
+// the same way, is gathered lane by lane. Both happen once per block, as a loop over
+// the lanes in a flat view of the buffer (the row's first index plus the lane's step).
 // RUN: irtensor-opt %s -p hl-to-kernel | filecheck %s
 // RUN: irtensor-opt %s -p hl-to-kernel,lower-kernels-to-loops | filecheck %s --check-prefix=LOOPS
 
@@ -26,27 +26,30 @@
 // LOOPS:         scf.for %i3 = {{.*}} iter_args({{.*}}) -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
 // LOOPS:         vector.load %in1[%i3, %i6, %i7, %i2] : memref<2x3x3x32xf32>, vector<32xf32>
 // LOOPS:         vector.broadcast {{.*}} : f32 to vector<32xf32>
-// The bias is one vector load; the residual's 32 channels are gathered: the first
-// lane's flat index (channel %i2 of 16-element planes, row %i4 of 4) once, then
-// each lane 16 elements on.
+// The bias is one vector load; the residual's 32 channels are gathered in a loop over
+// the lanes: the first lane's flat index (channel %i2 of 16-element planes, row %i4 of
+// 4) once, each lane 16 elements on.
 // LOOPS:         vector.load %in2[%i2] : memref<32xf32>, vector<32xf32>
 // LOOPS-NEXT:    %[[C:.*]] = arith.muli %i2, %c16 : index
 // LOOPS-NEXT:    %[[H:.*]] = arith.muli %i4, %c4 : index
 // LOOPS-NEXT:    %[[CH:.*]] = arith.addi %[[C]], %[[H]] : index
 // LOOPS-NEXT:    %[[FIRST:.*]] = arith.addi %[[CH]], %i5 : index
-// LOOPS-NEXT:    %[[SECOND:.*]] = arith.addi %[[FIRST]], %c16 : index
-// LOOPS:         memref.load %[[RES]][%[[FIRST]]] : memref<512xf32>
-// LOOPS-NEXT:    memref.store {{.*}}, %lanes[%c0] : memref<32xf32>
-// LOOPS-NEXT:    memref.load %[[RES]][%[[SECOND]]] : memref<512xf32>
-// LOOPS-NEXT:    memref.store {{.*}}, %lanes[%c1] : memref<32xf32>
-// LOOPS:         vector.load %lanes[%c0] : memref<32xf32>, vector<32xf32>
+// LOOPS-NEXT:    scf.for %[[LANE:.*]] = %c0 to %c32 step %c1 {
+// LOOPS-NEXT:      %[[STEP:.*]] = arith.muli %[[LANE]], %c16 : index
+// LOOPS-NEXT:      %[[AT:.*]] = arith.addi %[[FIRST]], %[[STEP]] : index
+// LOOPS-NEXT:      %[[R:.*]] = memref.load %[[RES]][%[[AT]]] : memref<512xf32>
+// LOOPS-NEXT:      memref.store %[[R]], %lanes[%[[LANE]]] : memref<32xf32>
+// LOOPS-NEXT:    }
+// LOOPS-NEXT:    vector.load %lanes[%c0] : memref<32xf32>, vector<32xf32>
 // LOOPS:         arith.maximumf {{.*}} : vector<32xf32>
 // The first row is stored at the same lanes of the output.
 // LOOPS:         vector.store {{.*}}, %lanes[%c0] : memref<32xf32>, vector<32xf32>
-// LOOPS-NEXT:    %[[L0:.*]] = memref.load %lanes[%c0] : memref<32xf32>
-// LOOPS-NEXT:    memref.store %[[L0]], %[[OUT]][%[[FIRST]]] : memref<512xf32>
-// LOOPS-NEXT:    %[[L1:.*]] = memref.load %lanes[%c1] : memref<32xf32>
-// LOOPS-NEXT:    memref.store %[[L1]], %[[OUT]][%[[SECOND]]] : memref<512xf32>
+// LOOPS-NEXT:    scf.for %[[LANE2:.*]] = %c0 to %c32 step %c1 {
+// LOOPS-NEXT:      %[[V:.*]] = memref.load %lanes[%[[LANE2]]] : memref<32xf32>
+// LOOPS-NEXT:      %[[STEP2:.*]] = arith.muli %[[LANE2]], %c16 : index
+// LOOPS-NEXT:      %[[AT2:.*]] = arith.addi %[[FIRST]], %[[STEP2]] : index
+// LOOPS-NEXT:      memref.store %[[V]], %[[OUT]][%[[AT2]]] : memref<512xf32>
+// LOOPS-NEXT:    }
 func.func @conv_residual(%x: tensor<1x2x4x4xf32>, %w: tensor<32x2x3x3xf32>, %b: tensor<32xf32>, %res: tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32> {
   %c = hl.conv2d %x, %w padding [1, 1, 1, 1] : tensor<1x2x4x4xf32>, tensor<32x2x3x3xf32> -> tensor<1x32x4x4xf32>
   %b4 = hl.reshape %b : tensor<32xf32> -> tensor<1x32x1x1xf32>

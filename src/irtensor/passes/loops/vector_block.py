@@ -34,15 +34,16 @@ computes, in the same order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     Float32Type,
     Float64Type,
+    IndexType,
     IntegerAttr,
     MemRefType,
     VectorType,
@@ -297,37 +298,37 @@ class VectorRows:
         return [{**env, self.column: self.owner.offset(env[self.column], lane)}
                 for lane in range(width)]
 
-    def lane_addresses(self, buffer: SSAValue, exprs: Sequence[AffineExpr], env: Env,
-                       width: int) -> list[tuple[SSAValue, list[SSAValue]]]:
-        """(buffer, indices) of each lane of the row starting at `env`, through `exprs`.
-        Where every index is linear in the column, the lanes are one index apart by a
-        constant in a flat view of the buffer: the first lane's index is computed once
-        and each lane adds its offset (a lane of an 8-d buffer would otherwise cost a
-        multiply and an add per dimension, in every lane). Else each lane's whole
-        expression, in the buffer itself."""
+    def lane_addresses(self, exprs: Sequence[AffineExpr], env: Env, width: int
+                       ) -> list[list[SSAValue]]:
+        """The indices through `exprs` of each lane of the row starting at `env`, each
+        lane's whole expression (where `strided_row` does not apply)."""
+        return [[self.kf.index_expr(e, lane_env) for e in exprs]
+                for lane_env in self.lane_envs(env, width)]
+
+    def strided_row(self, buffer: SSAValue, exprs: Sequence[AffineExpr], env: Env
+                    ) -> tuple[SSAValue, SSAValue, int] | None:
+        """(a flat view of the buffer, the index there of the row's first lane, the
+        constant step from one lane to the next) when every index is linear in the
+        column and the buffer is row-major; else None."""
         kf = self.kf
         steps = [linear_coefficient(e, self.column) for e in exprs]
         flat = self.flat_view(buffer)
         if flat is None or any(k is None for k in steps):
-            return [(buffer, [kf.index_expr(e, lane_env) for e in exprs])
-                    for lane_env in self.lane_envs(env, width)]
+            return None
         assert isinstance(buffer.type, MemRefType)
         shape, strides = buffer.type.get_shape(), buffer.type.get_strides()
         first: SSAValue | None = None
-        delta = 0
+        step = 0
         for e, k, size, stride in zip(exprs, steps, shape, strides, strict=True):
             assert k is not None and stride is not None
-            delta += k * stride
+            step += k * stride
             if size == 1:
                 continue
             term = kf.index_expr(e, env)
             if stride != 1:
                 term = kf.emit(arith.MuliOp(term, kf.index(stride)))
             first = term if first is None else kf.emit(arith.AddiOp(first, term))
-        start = first if first is not None else kf.index(0)
-        return [(flat, [start if not lane else kf.emit(arith.AddiOp(start,
-                                                                    kf.index(delta * lane)))])
-                for lane in range(width)]
+        return flat, first if first is not None else kf.index(0), step
 
     def flat_view(self, buffer: SSAValue) -> SSAValue | None:
         """The buffer as one dimension (`memref.collapse_shape`, made once at the
@@ -349,15 +350,39 @@ class VectorRows:
             self.views[key] = view.result
         return self.views[key]
 
+    def each_lane(self, width: int, body: Callable[[SSAValue], None]) -> None:
+        """`scf.for %lane = 0 to width` around what `body` builds: a few ops a row where
+        the lanes one by one were a hundred (LLVM unrolls the loop again)."""
+        kf = self.kf
+        block = Block(arg_types=[IndexType()])
+        block.args[0].name_hint = "lane"
+        kf.at.insert(scf.ForOp(kf.index(0), kf.index(width), kf.index(1), [], block))
+        outer, kf.at = kf.at, Builder(InsertPoint.at_end(block))
+        try:
+            body(block.args[0])
+            kf.at.insert(scf.YieldOp())
+        finally:
+            kf.at = outer
+
+    def lane_index(self, start: SSAValue, step: int, lane: SSAValue) -> SSAValue:
+        kf = self.kf
+        return kf.emit(arith.AddiOp(start, kf.emit(arith.MuliOp(lane, kf.index(step)))))
+
     def scatter(self, value: SSAValue, env: Env, width: int) -> None:
-        """Store a row whose columns the output does not hold contiguously, lane by lane."""
+        """Store a row whose columns the output does not hold contiguously, lane by lane
+        from a stack row."""
         kf = self.kf
         assert isinstance(value.type, VectorType)
         row = self.stack_row(value.type.element_type)
         kf.at.insert(vector.StoreOp(value, row, [kf.index(0)]))
-        for lane, (buffer, indices) in enumerate(self.lane_addresses(
-                kf.output, kf.op.writes.data.results, env, width)):
-            kf.store(kf.load(row, [kf.index(lane)]), buffer, indices)
+        exprs = kf.op.writes.data.results
+        if (strided := self.strided_row(kf.output, exprs, env)) is not None:
+            flat, start, step = strided
+            self.each_lane(width, lambda lane: kf.store(
+                kf.load(row, [lane]), flat, [self.lane_index(start, step, lane)]))
+            return
+        for lane, indices in enumerate(self.lane_addresses(exprs, env, width)):
+            kf.store(kf.load(row, [kf.index(lane)]), kf.output, indices)
 
     def gather(self, lanes: Iterable[SSAValue], width: int, element: Attribute) -> SSAValue:
         """One vector of the `width` scalars `lanes`, through the stack row (each made
@@ -368,25 +393,39 @@ class VectorRows:
             kf.store(value, row, [kf.index(lane)])
         return kf.emit(vector.LoadOp(row, [kf.index(0)], VectorType(element, [width])))
 
+    def gather_strided(self, buffer: SSAValue, exprs: Sequence[AffineExpr], env: Env,
+                       width: int) -> SSAValue:
+        """The row of `buffer` starting at `env` through `exprs`, lane by lane into the
+        stack row: a loop over a flat view where `strided_row` applies."""
+        kf = self.kf
+        assert isinstance(buffer.type, MemRefType)
+        element = buffer.type.element_type
+        if (strided := self.strided_row(buffer, exprs, env)) is None:
+            return self.gather((kf.load(buffer, at)
+                                for at in self.lane_addresses(exprs, env, width)),
+                               width, element)
+        flat, start, step = strided
+        row = self.stack_row(element)
+        self.each_lane(width, lambda lane: kf.store(
+            kf.load(flat, [self.lane_index(start, step, lane)]), row, [lane]))
+        return kf.emit(vector.LoadOp(row, [kf.index(0)], VectorType(element, [width])))
+
     def gather_output(self, env: Env, width: int, element: Attribute) -> SSAValue:
         """The output's row starting at `env` (a tiled reduction's partial sums)."""
-        kf = self.kf
-        lanes = self.lane_addresses(kf.output, kf.op.writes.data.results, env, width)
-        return self.gather((kf.load(buffer, at) for buffer, at in lanes), width, element)
+        return self.gather_strided(self.kf.output, self.kf.op.writes.data.results, env,
+                                   width)
 
     def gather_input(self, i: int, env: Env, width: int, space: Sequence[int]) -> SSAValue:
         """Read #i along a row it holds with a stride, lane by lane: a masked read through
-        `kf.read` (its pad where the mask fails), a plain one at `lane_addresses`."""
+        `kf.read` (its pad where the mask fails), a plain one by `gather_strided`."""
         kf = self.kf
         access = kf.op.accesses[i]
         buffer = kf.inputs[i]
         assert isinstance(buffer.type, MemRefType)
         if access.is_masked:
-            values = (kf.read(i, e, space) for e in self.lane_envs(env, width))
-        else:
-            values = (kf.load(flat, at) for flat, at in self.lane_addresses(
-                buffer, access.affine_map.results, env, width))
-        return self.gather(values, width, buffer.type.element_type)
+            return self.gather((kf.read(i, e, space) for e in self.lane_envs(env, width)),
+                               width, buffer.type.element_type)
+        return self.gather_strided(buffer, access.affine_map.results, env, width)
 
     def run_view(self, buffer: SSAValue, indices: list[SSAValue],
                  value: SSAValue | None = None) -> tuple[SSAValue, ...]:
