@@ -45,4 +45,35 @@ def vector_bytes() -> int:
     return int(value)
 
 
-__all__ = ["VECTOR_BYTES_CHOICES", "detected_vector_bytes", "vector_bytes"]
+@functools.cache
+def detected_bf16_dot() -> bool:
+    """Whether the host has AVX512-BF16's `vdpbf16ps` (LLVM's feature `avx512bf16`)."""
+    try:
+        import llvmlite.binding as llvm
+
+        return bool(llvm.get_host_cpu_features().get("avx512bf16"))
+    except Exception:
+        return False
+
+
+def bf16_dot() -> bool:
+    """Whether a bf16 matmul's or conv's register block multiplies on `vdpbf16ps`
+    (`x86vector.avx512.dot`): `IRTENSOR_BF16_DOT` (0 or 1), else the host's. With it
+    off, the block widens bf16 to f32 and multiplies on FMAs (the same products,
+    summed in another order)."""
+    value = os.environ.get("IRTENSOR_BF16_DOT", "").strip()
+    if not value:
+        return detected_bf16_dot()
+    if value not in ("0", "1"):
+        raise ValueError(f"IRTENSOR_BF16_DOT must be 0 or 1; got {value!r}")
+    return value == "1"
+
+
+def lowering_key() -> str:
+    """What of the host the lowering of a kernel depends on besides LLVM's target (for
+    compiled-kernel cache keys)."""
+    return f"vector-bytes={vector_bytes()} bf16-dot={int(bf16_dot())}"
+
+
+__all__ = ["VECTOR_BYTES_CHOICES", "bf16_dot", "detected_bf16_dot", "detected_vector_bytes",
+           "lowering_key", "vector_bytes"]

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from irtensor import dtypes, ir, settings
+from irtensor import dtypes, host, ir, settings
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.passes.loops.loop_builder import memref_of
@@ -201,7 +201,8 @@ def _probe(kernel: KernelOp, todo: dict[str, _Todo]) -> CompiledKernel | _Todo:
     unit = compile_unit(kernel)
     text = ir.to_text(unit)
     lowering = settings.device_pipeline_for("llvm")
-    key = cache.key_of(text, llvm_jit.target_description(), repr(settings.pipeline_key(lowering)))
+    key = cache.key_of(text, llvm_jit.target_description(), host.lowering_key(),
+                       repr(settings.pipeline_key(lowering)))
     if (same := todo.get(key)) is not None:
         return same
     if (known := _MEMORY.get(key)) is not None:
@@ -568,7 +569,7 @@ def search_key(kernel: KernelOp) -> str:
     unscheduled = kernel.clone()
     unscheduled.properties.pop("schedule", None)
     return cache.key_of("schedule-search", ir.to_text(compile_unit(unscheduled)),
-                        llvm_jit.target_description(), str(threads()))
+                        llvm_jit.target_description(), host.lowering_key(), str(threads()))
 
 
 def search_schedule(kernel: KernelOp, args: Sequence[np.ndarray], out: np.ndarray, width: int

@@ -80,8 +80,14 @@ def llvm_type(t: Attribute) -> Attribute:
         return f32
     if isinstance(t, (IntegerType, llvm.LLVMPointerType, *NATIVE_FLOATS)):
         return t
-    if isinstance(t, VectorType) and isinstance(t.element_type, Float32Type | Float64Type):
-        return t  # a register block's row (`vector_block`): f32 and f64 lanes only
+    if isinstance(t, VectorType) and t.get_num_dims() == 1:
+        # a register block's row (`vector_block`): f32 and f64 lanes; bf16 lanes as the
+        # bits memory holds (a bf16 matmul's operands, widened or paired for `vdpbf16ps`)
+        lane = t.element_type
+        if isinstance(lane, BFloat16Type):
+            return VectorType(i16, t.get_shape())
+        if isinstance(lane, Float32Type | Float64Type | Float16Type | IntegerType):
+            return t
     raise LLVMLoweringError(f"convert-to-llvm: no llvm type for {t}")
 
 

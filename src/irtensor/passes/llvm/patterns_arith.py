@@ -471,6 +471,8 @@ class FloatCastToLLVM(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ExtFOp | arith.TruncFOp,
                           rewriter: PatternRewriter) -> None:
+        if isinstance(op.input.type, VectorType):
+            return  # a register block's row: patterns_vector.VectorExtFToLLVM
         e = Emitter(rewriter, op)
         e.finish(convert_float(e, e.value(op.input), op.input.type, op.result.type))
 

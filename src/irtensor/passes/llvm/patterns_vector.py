@@ -13,8 +13,13 @@ patterns lower its ops:
 - `memref.collapse_shape` (a row-major buffer's view without its trailing size-1
   dimensions) is the same pointer.
 
+- a row of bf16 is the bits memory holds (`vector<N x i16>`): `arith.extf` to f32
+  shifts them into each lane's high half; `vector.shuffle` (a bf16 dot's pairs) is
+  `shufflevector`; `x86vector.avx512.dot` calls `llvm.x86.avx512bf16.dpbf16ps.*`
+  with the pairs as i32 lanes (the form LLVM upgrades to its bfloat one).
+
 Arithmetic on vectors goes through the arith patterns unchanged (`llvm.fadd` &
-co. take vector operands); only f32 and f64 lanes are lowered. `maximumf` and
+co. take vector operands); only f32 and f64 lanes are computed on. `maximumf` and
 `minimumf` on vectors (a relu in an epilogue) keep numpy's meaning as the
 scalar lowering does, without a vector compare (xDSL's `llvm.fcmp` is scalar):
 `llvm.maximum`/`llvm.minimum` propagate NaN as `np.maximum` does, and where
@@ -28,17 +33,22 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, llvm, memref, vector
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
     IntegerType,
     MemRefType,
     UnrealizedConversionCastOp,
     VectorType,
+    f32,
     i32,
 )
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from irtensor.dialects.x86vector import DotBF16Op
 from irtensor.passes.llvm.lowering import (
     Emitter,
     LLVMLoweringError,
@@ -71,7 +81,7 @@ class VectorLoadToLLVM(RewritePattern):
         align = _run_type(op.base.type, run, "vector.load")
         e = Emitter(rewriter, op)
         pointer = element_pointer(e, op.base, op.indices)
-        e.finish(e.emit(llvm.LoadOp(pointer, run, alignment=align)))
+        e.finish(e.emit(llvm.LoadOp(pointer, llvm_type(run), alignment=align)))
 
 
 def on_stack(buffer: SSAValue) -> bool:
@@ -117,8 +127,11 @@ class BroadcastToLLVM(RewritePattern):
                                     f"to {run}")
         e = Emitter(rewriter, op)
         lanes = run.get_shape()[0]
+        source = e.value(op.source)
+        if isinstance(op.source.type, BFloat16Type):  # a bf16 row holds the bits
+            source = e.bf16_to_i16(source)
         empty = e.emit(llvm.UndefOp(llvm_type(run)))
-        first = e.emit(llvm.InsertElementOp(empty, e.value(op.source), e.int_const(0, i32)))
+        first = e.emit(llvm.InsertElementOp(empty, source, e.int_const(0, i32)))
         mask = DenseArrayBase.from_list(i32, [0] * lanes)
         e.finish(e.emit(llvm.ShuffleVectorOp(first, first, mask, llvm_type(run))))
 
@@ -178,10 +191,71 @@ class CollapseShapeToLLVM(RewritePattern):
         e.finish(e.value(op.src))
 
 
+class ShuffleToLLVM(RewritePattern):
+    """vector.shuffle of two 1-d vectors -> shufflevector (a bf16 row's pairs)."""
+
+    op_types = (vector.ShuffleOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.ShuffleOp, rewriter: PatternRewriter) -> None:
+        run = op.result.type
+        assert isinstance(run, VectorType)
+        e = Emitter(rewriter, op)
+        mask = DenseArrayBase.from_list(i32, list(op.mask.get_values()))
+        e.finish(e.emit(llvm.ShuffleVectorOp(e.value(op.v1), e.value(op.v2), mask,
+                                             llvm_type(run))))
+
+
+class VectorExtFToLLVM(RewritePattern):
+    """arith.extf of a row to f32 lanes: bf16 bits shifted into the high half of each
+    lane (exact), f16 by fpext."""
+
+    op_types = (arith.ExtFOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.ExtFOp, rewriter: PatternRewriter) -> None:
+        source, run = op.input.type, op.result.type
+        if not isinstance(source, VectorType) or not isinstance(run, VectorType):
+            return
+        e = Emitter(rewriter, op)
+        value = e.value(op.input)
+        if isinstance(source.element_type, BFloat16Type) and run.element_type == f32:
+            lanes = run.get_shape()[0]
+            bits = VectorType(i32, [lanes])
+            sixteen = DenseIntOrFPElementsAttr.from_list(bits, [16] * lanes)
+            wide = e.binop(llvm.ShlOp, e.zext(value, bits), e.constant(sixteen, bits))
+            e.finish(e.bitcast(wide, run))
+            return
+        if isinstance(source.element_type, Float16Type | Float32Type):
+            e.finish(e.emit(llvm.FPExtOp(value, llvm_type(run))))
+            return
+        raise LLVMLoweringError(f"convert-to-llvm: arith.extf on vectors from {source} to "
+                                f"{run} is not lowered")
+
+
+class DotBF16ToLLVM(RewritePattern):
+    """x86vector.avx512.dot -> llvm.x86.avx512bf16.dpbf16ps.{128,256,512} (the pairs as
+    i32 lanes, the form LLVM upgrades to its bfloat one)."""
+
+    op_types = (DotBF16Op,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DotBF16Op, rewriter: PatternRewriter) -> None:
+        run = op.res.type
+        assert isinstance(run, VectorType)
+        lanes = run.get_shape()[0]
+        e = Emitter(rewriter, op)
+        words = VectorType(i32, [lanes])
+        a, b = (e.bitcast(e.value(v), words) for v in (op.a, op.b))
+        e.finish(e.intrinsic(f"llvm.x86.avx512bf16.dpbf16ps.{32 * lanes}",
+                             [e.value(op.acc), a, b], run))
+
+
 def vector_patterns() -> list[RewritePattern]:
     return [VectorLoadToLLVM(), VectorStoreToLLVM(), BroadcastToLLVM(), VectorMaxMinFToLLVM(),
-            CollapseShapeToLLVM()]
+            CollapseShapeToLLVM(), ShuffleToLLVM(), VectorExtFToLLVM(), DotBF16ToLLVM()]
 
 
-__all__ = ["BroadcastToLLVM", "CollapseShapeToLLVM", "VectorLoadToLLVM",
-           "VectorMaxMinFToLLVM", "VectorStoreToLLVM", "vector_patterns"]
+__all__ = ["BroadcastToLLVM", "CollapseShapeToLLVM", "DotBF16ToLLVM", "ShuffleToLLVM",
+           "VectorExtFToLLVM", "VectorLoadToLLVM", "VectorMaxMinFToLLVM", "VectorStoreToLLVM",
+           "vector_patterns"]

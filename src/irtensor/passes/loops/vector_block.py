@@ -25,11 +25,15 @@ happen once per block, after its whole reduction.
 
 A kernel is built this way only when every op that sees a column-varying value
 is one this lowering and convert-to-llvm have on vectors (addf, subf, mulf,
-divf, negf, maximumf, minimumf on f32 or f64), every read that varies along the
-columns is contiguous in them (or is the block's packed copy) and the output is
-written contiguously along them; any other kernel keeps the scalar block, so the
-choice never changes a result: each lane computes what the scalar block's point
-computes, in the same order.
+divf, negf, maximumf, minimumf on f32 or f64, extf of a bf16 or f16 run to f32)
+and every read that varies along the columns is contiguous in them (or is the
+block's packed copy); any other kernel keeps the scalar block, so the choice
+never changes a result: each lane computes what the scalar block's point
+computes, in the same order. An output these rows cannot hold (bf16, f16) or an
+epilogue they cannot run takes each row's sums through the scalar epilogue lane
+by lane, once per block. A bf16 product sum on a host with AVX512-BF16 adds its
+products in pairs on `vdpbf16ps` (`paired_dot`): the same exact products in
+another order.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
+    Float16Type,
     Float32Type,
     Float64Type,
     IndexType,
@@ -49,15 +55,17 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.rewriter import InsertPoint
 
 from irtensor.dialects.kernel import AccessAttr, IndexOp, YieldOp
+from irtensor.host import bf16_dot
 from irtensor.passes.kernel.cost_model import linear_coefficient
 from irtensor.passes.kernel.kernel_facts import access_dims
 from irtensor.passes.loops import blocked
 from irtensor.passes.loops.loop_parts import Env, Planned
+from irtensor.passes.loops.paired_dot import PairedDot
 
 if TYPE_CHECKING:
     from irtensor.passes.loops.register_block import RegisterBlock
@@ -65,18 +73,23 @@ if TYPE_CHECKING:
 BINARY = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp,
           arith.MinimumfOp)
 LANE_TYPES = (Float32Type, Float64Type)
+# What a row may load and widen to f32 lanes (`arith.extf`) before any arithmetic.
+READ_TYPES = (*LANE_TYPES, BFloat16Type, Float16Type)
 # How a buffer is walked along the columns: contiguously (one vector load or store),
 # not at all (a scalar, broadcast), or with a stride (lane by lane; never in the loop).
 RUN, UNIFORM, LANES = "run", "uniform", "lanes"
 
 
-def pieces(width: int) -> list[tuple[int, int]]:
+def pieces(width: int, widest: int | None = None) -> list[tuple[int, int]]:
     """(first column, width) of the vectors a row of `width` columns is made of: powers
-    of two, widest first (10: 8 + 2). LLVM splits a power-of-two vector into the host's
-    registers; a `<10 x float>` it widens lane by lane, spilling the accumulators."""
+    of two, widest first (10: 8 + 2), none wider than `widest`. LLVM splits a
+    power-of-two vector into the host's registers; a `<10 x float>` it widens lane by
+    lane, spilling the accumulators."""
     out, start = [], 0
     while start < width:
         n = 1 << ((width - start).bit_length() - 1)
+        if widest is not None:
+            n = min(n, widest)
         out.append((start, n))
         start += n
     return out
@@ -130,7 +143,8 @@ def region_ok(block: Block, varying: Sequence[bool], column: int) -> bool:
             for result in op.results:
                 varies[result] = False
             continue
-        if not isinstance(op, (*BINARY, arith.NegfOp)) or not lanes_ok(op.results[0].type):
+        if not isinstance(op, (*BINARY, arith.NegfOp, arith.ExtFOp)) \
+                or not lanes_ok(op.results[0].type):
             return False
         varies[op.results[0]] = True
     return False
@@ -139,11 +153,14 @@ def region_ok(block: Block, varying: Sequence[bool], column: int) -> bool:
 class VectorRows:
     """Builds the blocks of one `RegisterBlock` whose rows can be vectors."""
 
-    def __init__(self, owner: RegisterBlock, kinds: list[str], write: str = RUN):
+    def __init__(self, owner: RegisterBlock, kinds: list[str], write: str = RUN,
+                 lane_epilogue: bool = False):
         self.owner, self.kf = owner, owner.kf
         assert owner.dims is not None
         self.column, self.reductions = owner.dims[3], owner.dims[2]
         self.kinds, self.write = kinds, write
+        self.lane_epilogue = lane_epilogue
+        self.dot = PairedDot.of(self) if bf16_dot() else None
         self.loads: dict[tuple[object, ...], SSAValue] = {}
         self.views: dict[object, SSAValue] = {}
         self.scratch: dict[Attribute, SSAValue] = {}
@@ -160,29 +177,35 @@ class VectorRows:
         assert isinstance(output, MemRefType)
         if kf.combiner() != "sum" or not lanes_ok(kf.accumulator_type()):
             return None
-        if not lanes_ok(output.element_type):
-            return None
         write = RUN if run_dim(op.writes.data.results, column, output.get_shape()) is not None \
             else LANES
         n_body = len(op.body_inputs)
-        kinds: list[str] = []
+        kinds: list[str | None] = []
         for i, access in enumerate(op.accesses):
             buffer = kf.inputs[i].type
             assert isinstance(buffer, MemRefType)
             kind = read_kind(access, column, i in packs, buffer.get_shape())
             if kind is None and i >= n_body and write == LANES:
                 kind = LANES  # an epilogue input, gathered once per block
-            if kind is None or (kind != UNIFORM and (0 in buffer.get_shape()
-                                                     or not lanes_ok(buffer.element_type))):
+            if kind is not None and kind != UNIFORM and (
+                    0 in buffer.get_shape() or not isinstance(buffer.element_type, READ_TYPES)):
+                kind = None
+            if kind is None and i < n_body:
                 return None
             kinds.append(kind)
         if not region_ok(op.body.block, [k == RUN for k in kinds[:n_body]], column):
             return None
         epilogue = op.epilogue_block
-        if epilogue is not None and not region_ok(
-                epilogue, [True, *(k == RUN for k in kinds[n_body:])], column):
+        vector_epilogue = lanes_ok(output.element_type) and None not in kinds and (
+            epilogue is None or region_ok(epilogue, [True, *(k == RUN for k in kinds[n_body:])],
+                                          column))
+        if vector_epilogue:
+            return VectorRows(owner, kinds, write)  # type: ignore[arg-type]
+        # The rows' sums through the scalar epilogue lane by lane (a bf16 output's
+        # rounding); a tiled reduction's partial sums would need the rows in the output.
+        if any(kf.tile(d) for d in op.reduction_dims):
             return None
-        return VectorRows(owner, kinds, write)
+        return VectorRows(owner, [k or UNIFORM for k in kinds], write, lane_epilogue=True)
 
     # ------------------------------------------------------------------ one block
 
@@ -192,7 +215,8 @@ class VectorRows:
         power-of-two widths (`pieces`)."""
         kf, owner = self.kf, self.owner
         element = kf.accumulator_type()
-        columns = [(owner.offset(first, start), n) for start, n in pieces(width)]
+        widest = self.dot.widest if self.dot is not None else width
+        columns = [(owner.offset(first, start), n) for start, n in pieces(width, widest)]
         points = [({**env, **({row: r} if row is not None else {}), self.column: c}, n)
                   for r in (row_values or [None]) for c, n in columns]  # type: ignore[misc]
         starts = [self.initial(p, VectorType(element, [n])) for p, n in points]
@@ -211,9 +235,16 @@ class VectorRows:
             finally:
                 kf.read_cache = None
 
-        totals = blocked.accumulate(kf, loops, inits, step, env)
+        if self.dot is not None:
+            totals = self.dot.accumulate(points, inits, env)
+        else:
+            totals = blocked.accumulate(kf, loops, inits, step, env)
         if tiled:
             totals = [kf.combine(s, t) for s, t in zip(starts, totals, strict=True)]
+        if self.lane_epilogue:
+            for total, (point, n) in zip(totals, points, strict=True):
+                self.finish_lanes(total, point, n)
+            return
         self.loads = {}  # an epilogue input's run (a bias) is loaded once for all rows
         results = [self.finished(total, p, n) for total, (p, n) in zip(totals, points,
                                                                          strict=True)]
@@ -226,6 +257,21 @@ class VectorRows:
             else:
                 indices = kf.write_indices(env_out)
                 kf.at.insert(vector.StoreOp(*self.run_view(kf.output, indices, value=value)))
+
+    def finish_lanes(self, total: SSAValue, point: Env, width: int) -> None:
+        """A row's sums through the kernel's scalar epilogue and stored, lane by lane
+        from a stack row: for an output or epilogue these rows cannot hold."""
+        kf = self.kf
+        assert isinstance(total.type, VectorType)
+        row = self.stack_row(total.type.element_type)
+        kf.at.insert(vector.StoreOp(total, row, [kf.index(0)]))
+
+        def lane(at: SSAValue) -> None:
+            env = {**point, self.column: kf.emit(arith.AddiOp(point[self.column], at))}
+            value, buffer, indices = kf.finished(kf.load(row, [at]), env)
+            kf.store(value, buffer, indices)
+
+        self.each_lane(width, lane)
 
     def initial(self, point: Env, run: VectorType) -> SSAValue:
         """Zeros; for a tiled reduction, the output's partial sums after its first tile."""
@@ -470,10 +516,16 @@ class VectorRows:
                 mapping[op.result] = kf.constant_attr(op.value, op.result.type)
             elif any(isinstance(mapping[o].type, VectorType) for o in op.operands):
                 operands = [self.splat(mapping[o], width) for o in op.operands]
+                if isinstance(op, arith.ExtFOp):
+                    mapping[op.result] = kf.emit(arith.ExtFOp(
+                        operands[0], VectorType(op.result.type, [width])))
+                    continue
                 flags = kf.flags() if kf.contract and isinstance(op, arith.MulfOp) \
                     else op.fastmath  # type: ignore[attr-defined]
-                new = arith.NegfOp(operands[0], flags) if isinstance(op, arith.NegfOp) \
-                    else type(op)(*operands, flags)  # type: ignore[call-arg]
+                if isinstance(op, arith.NegfOp):
+                    new: Operation = arith.NegfOp(operands[0], flags)
+                else:
+                    new = type(op)(*operands, flags)  # type: ignore[call-arg]
                 mapping[op.results[0]] = kf.emit(new)
             else:
                 clone = kf.at.insert(op.clone(value_mapper=mapping))

@@ -134,7 +134,7 @@ class Conv2dToMulSum(RewritePattern):
         full = (n, groups, o // groups, cg, oh, ow, kh, kw)
         x = b.expand(b.reshape(x, (n, groups, 1, cg, oh, ow, kh, kw)), full)
         w = b.expand(b.reshape(op.weight, (1, groups, o // groups, cg, 1, 1, kh, kw)), full)
-        summed = b.sum(b.mul(x, w), (3, 6, 7), keepdim=True)
+        summed = b.sum_of_products(x, w, (3, 6, 7), keepdim=True)
         rewriter.replace(op, [], [b.reshape(summed, shape_of(op.res))])
 
 

@@ -335,8 +335,9 @@ def matmul(b: B, op: hl.MatmulOp) -> V:
     def lift(v: V, shape: tuple[int, ...]) -> V:  # reshape to `shape` (1s in front), expand
         return b.expand(b.reshape(v, (1,) * (len(full) - len(shape)) + shape), full)
 
-    product = b.mul(lift(x, (*sx, 1)), lift(y, (*sy[:-2], 1, *sy[-2:])))
-    return b.reshape(b.sum(product, (len(batch) + 1,), keepdim=True), shape_of(op.res))
+    summed = b.sum_of_products(lift(x, (*sx, 1)), lift(y, (*sy[:-2], 1, *sy[-2:])),
+                               (len(batch) + 1,), keepdim=True)
+    return b.reshape(summed, shape_of(op.res))
 
 
 @value_in_f32

@@ -117,6 +117,17 @@ class LLBuilder:
             return self.reduce("sum", x, axes, keepdim)
         return self.cast(self.reduce("sum", self.cast(x, f32), axes, keepdim), element)
 
+    def sum_of_products(self, x: SSAValue, y: SSAValue, axes: Sequence[int],
+                        keepdim: bool = False) -> SSAValue:
+        """sum(x * y) over `axes` (matmul, conv); f16 and bf16 products are exact in f32
+        (11 or 8 bits times as many fit in its 24), so they are taken there, summed there and
+        the sum rounded once, as torch and the matrix units do."""
+        element = element_of(x)
+        if element not in (f16, bf16):
+            return self.reduce("sum", self.mul(x, y), axes, keepdim)
+        product = self.mul(self.cast(x, f32), self.cast(y, f32))
+        return self.cast(self.reduce("sum", product, axes, keepdim), element)
+
     def max_over(self, x: SSAValue, axes: Sequence[int], keepdim: bool = False) -> SSAValue:
         return self.reduce("max", x, axes, keepdim)
 
