@@ -164,3 +164,20 @@ def test_the_compiled_kernel_cache_tells_the_settings_apart(
     monkeypatch.setenv("IRTENSOR_BF16_DOT", "yes")
     with pytest.raises(ValueError, match="0 or 1"):
         host.bf16_dot()
+
+
+def test_a_bf16_conv_block_fits_its_f32_accumulators_and_pairs_its_channels(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 3x3 conv over 56-wide rows is blocked across its 64 output channels: counted in
+    bf16 lanes that was 8 rows of 64 channels, 32 f32 vectors (all of AVX-512's
+    registers); within 3/4 of them it is 8 x 32. kw = 3 is odd, so the input channels
+    (64) are the paired loop, innermost, and no k is left to the FMAs."""
+    monkeypatch.setenv("IRTENSOR_BF16_DOT", "1")
+    module = kernels(conv_module(2, 64, 64, 56))
+    text = ir.to_text(module)
+    assert "vector 32, unroll 8" in text
+    Pipeline("lower-kernels-to-loops").run(module)
+    loops = ir.to_text(module)
+    assert "scf.for %i3 = %c0 to %c64 step %c2 iter_args" in loops
+    assert "x86vector.avx512.dot" in loops
+    assert "vector<16xbf16> to vector<16xf32>" not in loops

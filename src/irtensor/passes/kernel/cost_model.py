@@ -23,7 +23,7 @@ from xdsl.ir.affine import (
 
 from irtensor import dtypes, host
 from irtensor.dialects._base import element_of, shape_of
-from irtensor.dialects.kernel import KernelOp
+from irtensor.dialects.kernel import KernelOp, YieldOp
 from irtensor.interp.kernel_impls import eval_expr
 from irtensor.passes.kernel.views import bounds, simplify
 
@@ -147,6 +147,7 @@ class KernelModel:
     reads: tuple[Access, ...]  # body reads first, then epilogue reads
     n_body_reads: int
     write: Access
+    accumulator_bytes: int = 0  # a reduction's accumulator (f32 for a bf16 sum); 0: none
 
     @property
     def accesses(self) -> tuple[Access, ...]:
@@ -182,8 +183,11 @@ def model_of(kernel: KernelOp) -> KernelModel:
                   for i, (value, access) in enumerate(zip(kernel.inputs, kernel.accesses,
                                                           strict=True)))
     write = make_access("write", kernel.writes.data.results, kernel.res, sizes, is_write=True)
+    accumulator = 0
+    if kernel.reduction_dims and isinstance(body_yield := kernel.body.block.last_op, YieldOp):
+        accumulator = dtypes.to_numpy(body_yield.value.type).itemsize
     return KernelModel(kernel.sym_name.data, sizes, kernel.reduction_dims, reads,
-                       len(kernel.body_inputs), write)
+                       len(kernel.body_inputs), write, accumulator)
 
 
 def as_model(kernel: KernelOp | KernelModel) -> KernelModel:

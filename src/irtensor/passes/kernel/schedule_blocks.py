@@ -45,6 +45,9 @@ REDUCTION_TILE = 512
 # at this many output points (`channel_column`).
 CHANNEL_MIN_REUSE = 64
 COLUMN_TILE = 256
+# The most of the vector registers a block's accumulators take: the rest hold the row's
+# broadcasts and the column vectors (BLIS's 6 x 64 bf16 block: 24 of 32 on AVX-512).
+ACCUMULATOR_SHARE = 3 / 4
 
 
 def channel_column(model: KernelModel) -> int | None:
@@ -203,6 +206,7 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
         unroll = channel_rows(model.sizes[rows])
     else:
         unroll = block_rows(model.sizes[rows], rows == order[0])
+    vector = within_registers(model, vector, unroll)
     if vector * unroll < 2:
         return None
     tiles = [0] * len(model.sizes)
@@ -213,6 +217,19 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
         tiles[column] = COLUMN_TILE
     return tuple(tiles), vector, unroll
 
+
+
+def within_registers(model: KernelModel, vector: int, unroll: int) -> int:
+    """`vector`, halved while the block's accumulators (`unroll` rows of vectors of the
+    accumulator's type) would take more than ACCUMULATOR_SHARE of the vector registers
+    (32 with AVX-512, else 16): a bf16 block's columns count in bf16 lanes, its
+    accumulators are f32 (8 rows of 64 channels were all 32 registers, and spilled)."""
+    width = host.vector_bytes()
+    lanes = width // (model.accumulator_bytes or model.write.item_bytes)
+    registers = (32 if width >= 64 else 16) * ACCUMULATOR_SHARE
+    while vector > lanes and unroll * -(-vector // lanes) > registers:
+        vector //= 2
+    return vector
 
 
 def block_note(model: KernelModel, order: Sequence[int], values: dict[str, list[int] | int]

@@ -5,7 +5,9 @@ sum_of_products`: the kernel body is `extf a`, `extf b`, `mulf`). AVX512-BF16's
 `vdpbf16ps` (`x86vector.avx512.dot`) adds two such products per f32 lane in one
 instruction, twice the multiply-adds of an f32 FMA on the same register width, from
 operands half as wide. It takes the two products of a lane from adjacent bf16s of each
-operand, so the block's innermost reduction loop steps by two (k, k + 1):
+operand, so the block's innermost reduction loop steps by two (k, k + 1); where that
+loop is odd and another is even (a 3x3 conv's kw = 3 and its input channels), the
+even one is paired, moved innermost:
 
     pairs loop %k = 0 to 2 * (K / 2) step 2, carrying the rows' f32 vectors
       a row's uniform operand (matmul's A[m, k], k + 1): two scalar loads, paired and
@@ -63,10 +65,9 @@ class PairedDot:
 
     widest = 16  # the 512-bit form's f32 lanes: a row's pieces are at most this wide
 
-    def __init__(self, rows: VectorRows, uniform: int, run: int, extent: int):
+    def __init__(self, rows: VectorRows, uniform: int, run: int, dim: int, extent: int):
         self.rows, self.kf = rows, rows.kf
-        self.uniform, self.run, self.extent = uniform, run, extent
-        self.dim = rows.reductions[-1]
+        self.uniform, self.run, self.dim, self.extent = uniform, run, dim, extent
         self.pairs: dict[tuple[object, ...], SSAValue] = {}
 
     @staticmethod
@@ -87,18 +88,24 @@ class PairedDot:
             assert isinstance(buffer.type, MemRefType)
             if not isinstance(buffer.type.element_type, BFloat16Type):
                 return None
-        dim = rows.reductions[-1]
-        extent = rows.owner.static_extent(dim)
-        if kf.tile(dim) or extent is None or extent < 2:
+        extents = {d: e for d in rows.reductions
+                   if not kf.tile(d) and (e := rows.owner.static_extent(d)) is not None
+                   and e >= 2}
+        if not extents:
             return None
-        return PairedDot(rows, rows.kinds.index(UNIFORM), rows.kinds.index(RUN), extent)
+        # the innermost reduction, unless it is odd and another is even (a 3x3 conv's
+        # kw = 3 would leave a third of its products to the FMAs; its channels pair up)
+        even = [d for d in rows.reductions if extents.get(d, 1) % 2 == 0]
+        dim = even[-1] if even else max(extents, key=rows.reductions.index)
+        return PairedDot(rows, rows.kinds.index(UNIFORM), rows.kinds.index(RUN), dim,
+                         extents[dim])
 
     def accumulate(self, points: Sequence[RowPoint], inits: Sequence[SSAValue], env: Env
                    ) -> list[SSAValue]:
         """The rows' sums: the outer reduction loops as planned, the pairs loop inside."""
         kf = self.kf
         outer = [Planned(d, "point", kf.tile(d)) if kf.tile(d) else Planned(d)
-                 for d in self.rows.reductions[:-1]]
+                 for d in self.rows.reductions if d != self.dim]
 
         def over_pairs(e: Env, carried: list[SSAValue]) -> list[SSAValue]:
             pairs = self.extent // 2

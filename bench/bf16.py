@@ -1,0 +1,202 @@
+"""bf16 matmul, conv2d and the MLP, side by side in one run: irtensor against torch and
+numpy, at each thread count asked for.
+
+    python bench/bf16.py [--threads 1,2] [--repeat N]
+
+Columns: irtensor in bf16 as the host runs it (on `vdpbf16ps` where the CPU has
+AVX512-BF16), irtensor in bf16 with `IRTENSOR_BF16_DOT=0` (widened to f32, FMAs),
+irtensor in f32, torch in bf16 (oneDNN) and f32, numpy in f32 (OpenBLAS; numpy has
+no bf16 BLAS). Best-of-N warm times with GFLOP/s; the last column is torch bf16's
+time over irtensor bf16's (> 1: irtensor is faster). Every bf16 result is checked
+against a float64 reference of the same bf16 inputs (within bf16 rounding). The
+heading records the CPU and its features.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+MLP = (784, 256, 256, 10)
+
+
+def best(run: Callable[[], object], repeat: int) -> float:
+    run()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def conv_ref(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    win = sliding_window_view(padded, (3, 3), axis=(2, 3))
+    n, c, oh, ow = win.shape[:4]
+    cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * 9)
+    return (cols @ w.reshape(w.shape[0], -1).T).reshape(n, oh, ow, -1).transpose(0, 3, 1, 2)
+
+
+def mlp_ref(x: np.ndarray, *ws: np.ndarray) -> np.ndarray:
+    for i, w in enumerate(ws):
+        x = x @ w
+        if i + 1 < len(ws):
+            x = np.maximum(x, 0)
+    return x
+
+
+class Case:
+    """One computation: its inputs, its flops, how each library runs it."""
+
+    def __init__(self, name: str, shapes: list[tuple[int, ...]], flops: float, kind: str):
+        self.name, self.flops, self.kind = name, flops, kind
+        rng = np.random.default_rng(0)
+        scale = [1.0] + [1.0 / np.sqrt(np.prod(s[:-1]) if kind == "mlp" else 1.0)
+                         for s in shapes[1:]]
+        self.inputs = [(rng.standard_normal(s) * k).astype(BF16) for s, k in zip(shapes, scale,
+                                                                              strict=True)]
+
+    def apply(self, xs: list[Any]) -> Any:
+        if self.kind == "matmul":
+            return xs[0] @ xs[1]
+        if self.kind == "conv":
+            return xs[0].conv2d(xs[1], padding=1)
+        h = xs[0]
+        for i, w in enumerate(xs[1:]):
+            h = h @ w
+            if i + 2 < len(xs):
+                h = h.relu()
+        return h
+
+    def reference(self, xs: list[np.ndarray]) -> np.ndarray:
+        if self.kind == "matmul":
+            return xs[0] @ xs[1]
+        if self.kind == "conv":
+            return conv_ref(*xs)
+        return mlp_ref(*xs)
+
+    def torch_apply(self, torch: Any, xs: list[Any]) -> Any:
+        if self.kind == "conv":
+            return torch.nn.functional.conv2d(xs[0], xs[1], padding=1)
+        if self.kind == "matmul":
+            return xs[0] @ xs[1]
+        h = xs[0]
+        for i, w in enumerate(xs[1:]):
+            h = h @ w
+            if i + 2 < len(xs):
+                h = torch.relu(h)
+        return h
+
+
+def cases() -> list[Case]:
+    out = [Case(f"matmul {n}^3", [(n, n), (n, n)], 2.0 * n ** 3, "matmul") for n in (1024, 2048)]
+    for b, c, h in ((8, 64, 56), (1, 256, 14)):
+        out.append(Case(f"conv2d 3x3 b{b} {c}->{c} {h}x{h}", [(b, c, h, h), (c, c, 3, 3)],
+                        2.0 * b * c * c * h * h * 9, "conv"))
+    layers = list(itertools.pairwise(MLP))
+    out.append(Case(f"MLP {'-'.join(map(str, MLP))} batch 64", [(64, MLP[0]), *layers],
+                    2.0 * 64 * sum(a * b for a, b in layers), "mlp"))
+    return out
+
+
+def irtensor_time(case: Case, dtype: np.dtype, dot: str | None, repeat: int) -> float:
+    from irtensor import Tensor
+
+    if dot is not None:
+        os.environ["IRTENSOR_BF16_DOT"] = dot
+    try:
+        xs = [Tensor(x.astype(dtype)) for x in case.inputs]
+        got = case.apply(xs).numpy()
+        if dtype == BF16:
+            check(case, got)
+        return best(lambda: case.apply(xs).realize(), repeat)
+    finally:
+        os.environ.pop("IRTENSOR_BF16_DOT", None)
+
+
+def check(case: Case, got: np.ndarray) -> None:
+    """Within bf16 rounding of float64 on the same inputs (the MLP's hidden layers round
+    to bf16 too, so it gets a looser bound)."""
+    exact = case.reference([x.astype(np.float64) for x in case.inputs])
+    scale = np.abs(exact).max()
+    tol = (2.0 ** -7 if case.kind != "mlp" else 2.0 ** -5) * scale
+    err = np.abs(got.astype(np.float64) - exact).max()
+    assert err <= tol, f"{case.name}: error {err:.3g} > {tol:.3g}"
+
+
+def torch_time(torch: Any, case: Case, dtype: Any, repeat: int) -> float:
+    xs = [torch.from_numpy(x.astype(np.float32)).to(dtype) for x in case.inputs]
+    with torch.no_grad():
+        if dtype == torch.bfloat16:
+            check(case, case.torch_apply(torch, xs).float().numpy())
+        return best(lambda: case.torch_apply(torch, xs), repeat)
+
+
+def numpy_time(case: Case, repeat: int) -> float:
+    xs = [x.astype(np.float32) for x in case.inputs]
+    return best(lambda: case.reference(xs), repeat)
+
+
+def table(threads: int, torch: Any, repeat: int) -> None:
+    from threadpoolctl import threadpool_limits
+
+    os.environ["IRTENSOR_THREADS"] = str(threads)
+    with threadpool_limits(threads):
+        if torch is not None:
+            torch.set_num_threads(threads)
+        print(f"\n{threads} thread(s)\n")
+        print("| case | irtensor bf16 | irtensor bf16, no dot | irtensor f32 | torch bf16 | "
+              "torch f32 | numpy f32 | torch bf16 / irtensor bf16 |")
+        print("|---|---|---|---|---|---|---|---|")
+        for case in cases():
+            times = {"bf16": irtensor_time(case, BF16, None, repeat),
+                     "no dot": irtensor_time(case, BF16, "0", repeat),
+                     "f32": irtensor_time(case, np.dtype(np.float32), None, repeat),
+                     "numpy": numpy_time(case, repeat)}
+            if torch is not None:
+                times["torch bf16"] = torch_time(torch, case, torch.bfloat16, repeat)
+                times["torch f32"] = torch_time(torch, case, torch.float32, repeat)
+            cells = [f"{1e3 * t:.2f} ms ({case.flops / t / 1e9:.0f} GFLOP/s)"
+                     if (t := times.get(k)) is not None else "-"
+                     for k in ("bf16", "no dot", "f32", "torch bf16", "torch f32", "numpy")]
+            ratio = times["torch bf16"] / times["bf16"] if "torch bf16" in times else None
+            cells.append(f"{ratio:.2f}" if ratio is not None else "-")
+            print(f"| {case.name} | " + " | ".join(cells) + " |", flush=True)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
+    p.add_argument("--repeat", type=int, default=7)
+    args = p.parse_args()
+    sys.path.insert(0, str(Path(__file__).parent))
+    from training import cpu_heading
+
+    from irtensor import host
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    print(f"bf16 matmul, conv2d and MLP; {cpu_heading()}; irtensor's bf16 dot "
+          f"{'on (vdpbf16ps)' if host.bf16_dot() else 'off (no AVX512-BF16)'}; torch "
+          f"{torch.__version__ if torch is not None else 'not installed'}")
+    for threads in (int(t) for t in args.threads.split(",")):
+        table(threads, torch, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
