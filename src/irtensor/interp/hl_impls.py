@@ -171,9 +171,10 @@ def _conv2d(
     dilations: Sequence[int], groups: int, shape: tuple[int, ...],
 ) -> Array:
     """torch's conv2d (cross-correlation), accumulating one tap at a time per group
-    (f16 and bf16 products in f32, rounded once)."""
+    (f16 and bf16 operands widened to f32: exact products, summed in f32, rounded once)."""
     xp = _pad_hw(x, padding, x.dtype.type(0))
     out = np.zeros(shape, np.float32 if x.dtype in HALVES else x.dtype)
+    xp, w = (v.astype(out.dtype, copy=False) for v in (xp, w))
     cg, og = w.shape[1], w.shape[0] // groups
     for g in range(groups):
         xg, wg = xp[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og]
@@ -198,13 +199,13 @@ def _log_softmax(x: Array, axis: int) -> Array:
 
 
 def _matmul(a: Array, b: Array) -> Array:
-    """np.matmul; f16 and bf16 products (rounded to their type) summed in f32."""
+    """np.matmul; f16 and bf16 operands widened to f32 (exact products), summed in f32."""
     if a.dtype not in HALVES:
         return np.matmul(a, b)
-    x = a[..., None, :] if a.ndim == 1 else a
-    y = b[:, None] if b.ndim == 1 else b
-    products = x[..., :, :, None] * y[..., None, :, :]  # (.., n, k, m) in the half type
-    out = reduce_sum(products.astype(np.float32), (products.ndim - 2,), False).astype(a.dtype)
+    x = (a[..., None, :] if a.ndim == 1 else a).astype(np.float32)
+    y = (b[:, None] if b.ndim == 1 else b).astype(np.float32)
+    products = x[..., :, :, None] * y[..., None, :, :]  # (.., n, k, m), exact in f32
+    out = reduce_sum(products, (products.ndim - 2,), False).astype(a.dtype)
     if a.ndim == 1:
         out = out[..., 0, :]
     return out[..., 0] if b.ndim == 1 else out
