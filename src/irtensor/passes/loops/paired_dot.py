@@ -71,18 +71,15 @@ class PairedDot:
         self.pairs: dict[tuple[object, ...], SSAValue] = {}
 
     @staticmethod
-    def of(rows: VectorRows) -> PairedDot | None:
+    def of(rows: VectorRows, uniform: int | None, run: int | None) -> PairedDot | None:
         """The pairs loop for `rows`' kernel, or None when it is not a bf16 product sum
-        of one operand uniform along the columns and one contiguous run, over an innermost
-        reduction dim of a static extent of two or more."""
-        from irtensor.passes.loops.vector_block import RUN, UNIFORM
-
+        of one operand uniform along the columns (read #`uniform`) and one contiguous
+        run (read #`run`), over a reduction dim of a static extent of two or more."""
         kf = rows.kf
         op = kf.op
         if not kf.contract or len(op.body_inputs) != 2 or kf.accumulator_type() != f32:
             return None
-        if not is_bf16_product(op.body.block) or sorted(rows.kinds[:2]) != sorted(
-                [RUN, UNIFORM]):
+        if uniform is None or run is None or not is_bf16_product(op.body.block):
             return None
         for buffer in kf.inputs[:2]:
             assert isinstance(buffer.type, MemRefType)
@@ -97,8 +94,7 @@ class PairedDot:
         # kw = 3 would leave a third of its products to the FMAs; its channels pair up)
         even = [d for d in rows.reductions if extents.get(d, 1) % 2 == 0]
         dim = even[-1] if even else max(extents, key=rows.reductions.index)
-        return PairedDot(rows, rows.kinds.index(UNIFORM), rows.kinds.index(RUN), dim,
-                         extents[dim])
+        return PairedDot(rows, uniform, run, dim, extents[dim])
 
     def accumulate(self, points: Sequence[RowPoint], inits: Sequence[SSAValue], env: Env
                    ) -> list[SSAValue]:

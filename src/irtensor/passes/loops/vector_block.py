@@ -160,7 +160,10 @@ class VectorRows:
         self.column, self.reductions = owner.dims[3], owner.dims[2]
         self.kinds, self.write = kinds, write
         self.lane_epilogue = lane_epilogue
-        self.dot = PairedDot.of(self) if bf16_dot() else None
+        body = kinds[:2]
+        uniform, run = ((body.index(UNIFORM), body.index(RUN))
+                        if sorted(body) == sorted([RUN, UNIFORM]) else (None, None))
+        self.dot = PairedDot.of(self, uniform, run) if bf16_dot() else None
         self.loads: dict[tuple[object, ...], SSAValue] = {}
         self.views: dict[object, SSAValue] = {}
         self.scratch: dict[Attribute, SSAValue] = {}
