@@ -126,7 +126,7 @@ def test_the_products_are_exact_in_f32() -> None:
 def test_the_loops_pair_k_on_the_dot_or_widen_to_f32(dot: str,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """K = 33: a pairs loop of 16 steps of 2 and the last k on FMAs (dot); or one loop
-    over k of widened rows (no dot). Both store bf16 lane by lane after the sums."""
+    over k of widened rows (no dot). Both round each row to bf16 as a vector."""
     monkeypatch.setenv("IRTENSOR_BF16_DOT", dot)
     module = kernels(matmul_module(12, 33, 64))
     Pipeline("lower-kernels-to-loops").run(module)
@@ -139,7 +139,8 @@ def test_the_loops_pair_k_on_the_dot_or_widen_to_f32(dot: str,
     else:
         assert "x86vector" not in text
         assert "arith.extf %" in text and ": vector<64xbf16> to vector<64xf32>" in text
-    assert "arith.truncf" in text  # the bf16 rounding of each lane, after the sums
+    assert ": vector<16xf32> to vector<16xbf16>" in text or \
+        ": vector<64xf32> to vector<64xbf16>" in text  # each row's rounding, after the sums
 
 
 def test_the_dot_op_verifies_its_shapes() -> None:
@@ -181,3 +182,23 @@ def test_a_bf16_conv_block_fits_its_f32_accumulators_and_pairs_its_channels(
     assert "scf.for %i3 = %c0 to %c64 step %c2 iter_args" in loops
     assert "x86vector.avx512.dot" in loops
     assert "vector<16xbf16> to vector<16xf32>" not in loops
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("k", [1, 2])
+def test_rows_round_to_bf16_as_the_interpreter_does(device: str, k: int) -> None:
+    """Each output is one exact product (B's second row is zeros): the vector rounding
+    of a row gives the interpreter's bits for ties (to even), NaN (the quiet 0x7fc0 with
+    its sign), infinities, signed zeros and values past bf16's largest finite."""
+    a_col = np.array([1.0, 1 + 2 ** -7, -(1 + 3 * 2 ** -7), np.nan, -np.inf, -0.0, 3e38, 1e-30],
+                     dtype=np.float32)
+    b_row = np.array([1.0, 1 + 2 ** -7, -1.0, 2.0 ** 127, 0.0, np.nan] + [0.5] * 10,
+                     dtype=np.float32)
+    a = np.zeros((a_col.size, k), BF16)
+    a[:, 0] = a_col.astype(BF16)
+    b = np.zeros((k, b_row.size), BF16)
+    b[0] = b_row.astype(BF16)
+    module = kernels(matmul_module(a_col.size, k, b_row.size))
+    (want,) = run(module, [a, b])
+    got = run_on(device, module, [a, b])
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))

@@ -174,7 +174,7 @@ def realize(outputs: Sequence[Node], device: str, pipeline: PipelineLike | None 
         skeleton, consts = g.graph_keys(graph, resolve)
         # the schedules a pipeline gives follow the vector width (irtensor.host)
         where = (skeleton, device, settings.pipeline_key(chosen), settings.pipeline_key(lowering),
-                 host.vector_bytes())
+                 host.lowering_key())
         results = run_graph(graph, where, consts, device, chosen)
     finally:
         if token is not None:

@@ -43,3 +43,24 @@ func.func @pairs(%a: memref<2x4xbf16>, %b: memref<4x16xbf16>, %out: memref<2x16x
   vector.store %sum, %out[%start, %c0] : memref<2x16xf32>, vector<16xf32>
   func.return
 }
+
+// A row rounded to bf16 (a bf16 output's epilogue) rounds as the scalar lowering
+// does, on i32 lanes: to nearest even, a NaN (0x7f800000 - |bits| < 0: the mask)
+// to the quiet 0x7fc0 with its sign; its high halves are stored as one vector.
+// CHECK-LABEL: llvm.func @rounding(
+// CHECK:         %[[U:.*]] = llvm.bitcast %{{.*}} : vector<16xf32> to vector<16xi32>
+// CHECK-NEXT:    %[[SH:.*]] = llvm.lshr %[[U]], %{{.*}} : vector<16xi32>
+// CHECK-NEXT:    %[[LSB:.*]] = llvm.and %[[SH]], %{{.*}} : vector<16xi32>
+// CHECK-NEXT:    %[[BIAS:.*]] = llvm.add %[[LSB]], %{{.*}} : vector<16xi32>
+// CHECK-NEXT:    %[[ROUNDED:.*]] = llvm.add %[[U]], %[[BIAS]] : vector<16xi32>
+// CHECK:         %[[NAN:.*]] = llvm.ashr %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK:         %[[HIGH:.*]] = llvm.lshr %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK-NEXT:    %[[BITS:.*]] = llvm.trunc %[[HIGH]] : vector<16xi32> to vector<16xi16>
+// CHECK:         llvm.store %[[BITS]], %{{.*}} {alignment = 2 : i64} : vector<16xi16>, !llvm.ptr
+func.func @rounding(%in: memref<16xf32>, %out: memref<16xbf16>, %start: index, %stop: index) attributes {irtensor.kernel} {
+  %c0 = arith.constant 0 : index
+  %row = vector.load %in[%c0] : memref<16xf32>, vector<16xf32>
+  %r = arith.truncf %row : vector<16xf32> to vector<16xbf16>
+  vector.store %r, %out[%c0] : memref<16xbf16>, vector<16xbf16>
+  func.return
+}

@@ -4,14 +4,13 @@
 // every lane ([a_k, a_k+1] x 16), interleaves B's runs at k and k + 1 once for all
 // rows, and adds both products per lane with one `x86vector.avx512.dot`
 // (`vdpbf16ps`). K = 5 is odd: its last k runs on the widened FMA row after the
-// pairs loop. The bf16 output goes through the scalar epilogue lane by lane.
+// pairs loop. The epilogue rounds each row to bf16 as a vector and stores it.
 // With IRTENSOR_BF16_DOT=0 the same kernel widens the rows to f32 and multiplies
 // on FMAs, one loop over k.
 // RUN: env IRTENSOR_BF16_DOT=1 irtensor-opt %s -p lower-kernels-to-loops | filecheck %s
 // RUN: env IRTENSOR_BF16_DOT=0 irtensor-opt %s -p lower-kernels-to-loops | filecheck %s --check-prefix=FMA
 
 // CHECK-LABEL: func.func @r_2_5_16_0(
-// CHECK:         %lanes = memref.alloca() : memref<16xf32>
 // CHECK:         scf.for %i0 = %start to %{{.*}} step %c2 {
 // CHECK-NEXT:      %[[ROW1:.*]] = arith.addi %i0, %c1 : index
 // CHECK:             %{{.*}}, %{{.*}} = scf.for %i1 = %c0 to %c4 step %c2 iter_args(%acc = %{{.*}}, %acc_1 = %{{.*}}) -> (vector<16xf32>, vector<16xf32>) {
@@ -31,12 +30,12 @@
 // CHECK-NEXT:        %{{.*}} = memref.load %in0[%i0, %c4] : memref<2x5xbf16>
 // CHECK-NEXT:        %{{.*}} = vector.load %in1[%c4, %i2] : memref<5x16xbf16>, vector<16xbf16>
 // CHECK:             arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
-// CHECK:             vector.store %{{.*}}, %lanes[%c0] : memref<16xf32>, vector<16xf32>
-// CHECK-NEXT:        scf.for %lane = %c0 to %c16 step %c1 {
-// CHECK-NEXT:          %[[COL:.*]] = arith.addi %i2, %lane : index
-// CHECK-NEXT:          %[[SUM:.*]] = memref.load %lanes[%lane] : memref<16xf32>
-// CHECK-NEXT:          %[[R:.*]] = arith.truncf %[[SUM]] : f32 to bf16
-// CHECK-NEXT:          memref.store %[[R]], %out[%i0, %[[COL]]] : memref<2x16xbf16>
+// CHECK:             %[[ROW0:.*]] = arith.addf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
+// CHECK:             %[[ROW1SUM:.*]] = arith.addf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
+// CHECK-NEXT:        %[[R0:.*]] = arith.truncf %[[ROW0]] : vector<16xf32> to vector<16xbf16>
+// CHECK-NEXT:        %[[R1:.*]] = arith.truncf %[[ROW1SUM]] : vector<16xf32> to vector<16xbf16>
+// CHECK-NEXT:        vector.store %[[R0]], %out[%i0, %i2] : memref<2x16xbf16>, vector<16xbf16>
+// CHECK-NEXT:        vector.store %[[R1]], %out[%[[ROW1]], %i2] : memref<2x16xbf16>, vector<16xbf16>
 
 // FMA-LABEL: func.func @r_2_5_16_0(
 // FMA-NOT:     x86vector

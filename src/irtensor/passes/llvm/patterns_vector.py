@@ -45,7 +45,7 @@ from xdsl.dialects.builtin import (
     f32,
     i32,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from irtensor.dialects.x86vector import DotBF16Op
@@ -233,6 +233,48 @@ class VectorExtFToLLVM(RewritePattern):
                                 f"{run} is not lowered")
 
 
+class VectorTruncFToLLVM(RewritePattern):
+    """arith.truncf of an f32 row: to f16 by fptrunc; to bf16 as the scalar lowering
+    rounds (`Emitter.bf16_bits`: to nearest, ties to even, a NaN to the quiet 0x7fc0
+    with its sign), on i32 lanes with the NaN test as a mask (xDSL's compares are
+    scalar): `0x7f800000 - |bits|` is negative exactly for a NaN."""
+
+    op_types = (arith.TruncFOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.TruncFOp, rewriter: PatternRewriter) -> None:
+        source, run = op.input.type, op.result.type
+        if not isinstance(source, VectorType) or not isinstance(run, VectorType):
+            return
+        e = Emitter(rewriter, op)
+        value = e.value(op.input)
+        if source.element_type != f32:
+            raise LLVMLoweringError(f"convert-to-llvm: arith.truncf on vectors from {source} "
+                                    f"to {run} is not lowered")
+        if isinstance(run.element_type, Float16Type):
+            e.finish(e.emit(llvm.FPTruncOp(value, llvm_type(run))))
+            return
+        lanes = run.get_shape()[0]
+        words = VectorType(i32, [lanes])
+
+        def splat(k: int) -> SSAValue:
+            return e.constant(DenseIntOrFPElementsAttr.from_list(words, [k] * lanes), words)
+
+        def op2(cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
+            return e.binop(cls, a, b)
+
+        u = e.bitcast(value, words)
+        lsb = op2(llvm.AndOp, op2(llvm.LShrOp, u, splat(16)), splat(1))
+        rounded = op2(llvm.AddOp, u, op2(llvm.AddOp, lsb, splat(0x7FFF)))
+        quiet = op2(llvm.OrOp, op2(llvm.AndOp, u, splat(-0x80000000)), splat(0x7FC00000))
+        magnitude = op2(llvm.AndOp, u, splat(0x7FFFFFFF))
+        nan = op2(llvm.AShrOp, op2(llvm.SubOp, splat(0x7F800000), magnitude), splat(31))
+        bits = op2(llvm.OrOp, op2(llvm.AndOp, nan, quiet),
+                   op2(llvm.AndOp, op2(llvm.XOrOp, nan, splat(-1)), rounded))
+        high = op2(llvm.LShrOp, bits, splat(16))
+        e.finish(e.trunc(high, llvm_type(run)))
+
+
 class DotBF16ToLLVM(RewritePattern):
     """x86vector.avx512.dot -> llvm.x86.avx512bf16.dpbf16ps.{128,256,512} (the pairs as
     i32 lanes, the form LLVM upgrades to its bfloat one)."""
@@ -253,9 +295,10 @@ class DotBF16ToLLVM(RewritePattern):
 
 def vector_patterns() -> list[RewritePattern]:
     return [VectorLoadToLLVM(), VectorStoreToLLVM(), BroadcastToLLVM(), VectorMaxMinFToLLVM(),
-            CollapseShapeToLLVM(), ShuffleToLLVM(), VectorExtFToLLVM(), DotBF16ToLLVM()]
+            CollapseShapeToLLVM(), ShuffleToLLVM(), VectorExtFToLLVM(), VectorTruncFToLLVM(),
+            DotBF16ToLLVM()]
 
 
 __all__ = ["BroadcastToLLVM", "CollapseShapeToLLVM", "DotBF16ToLLVM", "ShuffleToLLVM",
            "VectorExtFToLLVM", "VectorLoadToLLVM", "VectorMaxMinFToLLVM", "VectorStoreToLLVM",
-           "vector_patterns"]
+           "VectorTruncFToLLVM", "vector_patterns"]

@@ -29,9 +29,9 @@ divf, negf, maximumf, minimumf on f32 or f64, extf of a bf16 or f16 run to f32)
 and every read that varies along the columns is contiguous in them (or is the
 block's packed copy); any other kernel keeps the scalar block, so the choice
 never changes a result: each lane computes what the scalar block's point
-computes, in the same order. An output these rows cannot hold (bf16, f16) or an
-epilogue they cannot run takes each row's sums through the scalar epilogue lane
-by lane, once per block. A bf16 product sum on a host with AVX512-BF16 adds its
+computes, in the same order. A bf16 or f16 output is the row's `truncf`; an
+epilogue these rows cannot run takes each row's sums through the scalar epilogue
+lane by lane, once per block. A bf16 product sum on a host with AVX512-BF16 adds its
 products in pairs on `vdpbf16ps` (`paired_dot`): the same exact products in
 another order.
 """
@@ -74,7 +74,8 @@ BINARY = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.Maximumf
           arith.MinimumfOp)
 LANE_TYPES = (Float32Type, Float64Type)
 # What a row may load and widen to f32 lanes (`arith.extf`) before any arithmetic.
-READ_TYPES = (*LANE_TYPES, BFloat16Type, Float16Type)
+HALF_TYPES = (BFloat16Type, Float16Type)
+READ_TYPES = (*LANE_TYPES, *HALF_TYPES)
 # How a buffer is walked along the columns: contiguously (one vector load or store),
 # not at all (a scalar, broadcast), or with a stride (lane by lane; never in the loop).
 RUN, UNIFORM, LANES = "run", "uniform", "lanes"
@@ -143,6 +144,10 @@ def region_ok(block: Block, varying: Sequence[bool], column: int) -> bool:
             for result in op.results:
                 varies[result] = False
             continue
+        if isinstance(op, arith.TruncFOp) and isinstance(op.result.type, HALF_TYPES) \
+                and isinstance(op.input.type, Float32Type):
+            varies[op.result] = True  # a half output's rounding: only stored after it
+            continue
         if not isinstance(op, (*BINARY, arith.NegfOp, arith.ExtFOp)) \
                 or not lanes_ok(op.results[0].type):
             return False
@@ -199,7 +204,7 @@ class VectorRows:
         if not region_ok(op.body.block, [k == RUN for k in kinds[:n_body]], column):
             return None
         epilogue = op.epilogue_block
-        vector_epilogue = lanes_ok(output.element_type) and None not in kinds and (
+        vector_epilogue = isinstance(output.element_type, READ_TYPES) and None not in kinds and (
             epilogue is None or region_ok(epilogue, [True, *(k == RUN for k in kinds[n_body:])],
                                           column))
         if vector_epilogue:
@@ -519,8 +524,8 @@ class VectorRows:
                 mapping[op.result] = kf.constant_attr(op.value, op.result.type)
             elif any(isinstance(mapping[o].type, VectorType) for o in op.operands):
                 operands = [self.splat(mapping[o], width) for o in op.operands]
-                if isinstance(op, arith.ExtFOp):
-                    mapping[op.result] = kf.emit(arith.ExtFOp(
+                if isinstance(op, arith.ExtFOp | arith.TruncFOp):
+                    mapping[op.result] = kf.emit(type(op)(
                         operands[0], VectorType(op.result.type, [width])))
                     continue
                 flags = kf.flags() if kf.contract and isinstance(op, arith.MulfOp) \
