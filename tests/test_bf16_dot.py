@@ -202,3 +202,19 @@ def test_rows_round_to_bf16_as_the_interpreter_does(device: str, k: int) -> None
     (want,) = run(module, [a, b])
     got = run_on(device, module, [a, b])
     np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("ci", "size"), [(8, 7), (3, 5)])
+def test_convs_blocked_across_their_channels_agree_with_the_interpreter(
+        device: str, ci: int, size: int) -> None:
+    """64 output channels over short rows: a channel block, its rows stored lane by lane
+    through a bf16 stack row (ci = 3: an odd channel count pairs kw's 3 with a tail)."""
+    module = kernels(conv_module(1, ci, 64, size))
+    assert "vector 32" in ir.to_text(module)  # blocked across the channels
+    x, w = bf16_inputs([(1, ci, size, size), (64, ci, 3, 3)], 7)
+    (want,) = run(module, [x, w])
+    got = run_on(device, module, [x, w])
+    (magnitude,) = run(kernels(conv_module(1, ci, 64, size).replace("bf16", "f32")),
+                       [np.abs(x.astype(np.float32)), np.abs(w.astype(np.float32))])
+    assert_within_bf16_rounding(got, want, magnitude.astype(np.float64), 9 * ci)

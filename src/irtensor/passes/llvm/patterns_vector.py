@@ -107,7 +107,8 @@ class VectorStoreToLLVM(RewritePattern):
         if on_stack(op.base):
             # llvmlite types a stack slot's pointer by its element and refuses to store a
             # vector through it: a step of 0 vectors gives the pointer the vector's type.
-            pointer = e.emit(llvm.GEPOp.from_mixed_indices(pointer, [0], run, inbounds=True))
+            pointer = e.emit(llvm.GEPOp.from_mixed_indices(pointer, [0], llvm_type(run),
+                                                              inbounds=True))
         e.insert(llvm.StoreOp(e.value(op.vector), pointer, alignment=align))
         rewriter.erase(op)
 
