@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -181,6 +182,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
     p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--no-heading", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     sys.path.insert(0, str(Path(__file__).parent))
     from training import cpu_heading
@@ -191,11 +193,19 @@ def main() -> None:
         import torch
     except ImportError:
         torch = None
-    print(f"bf16 matmul, conv2d and MLP; {cpu_heading()}; irtensor's bf16 dot "
-          f"{'on (vdpbf16ps)' if host.bf16_dot() else 'off (no AVX512-BF16)'}; torch "
-          f"{torch.__version__ if torch is not None else 'not installed'}")
-    for threads in (int(t) for t in args.threads.split(",")):
-        table(threads, torch, args.repeat)
+    if not args.no_heading:
+        print(f"bf16 matmul, conv2d and MLP; {cpu_heading()}; irtensor's bf16 dot "
+              f"{'on (vdpbf16ps)' if host.bf16_dot() else 'off (no AVX512-BF16)'}; torch "
+              f"{torch.__version__ if torch is not None else 'not installed'}", flush=True)
+    counts = [int(t) for t in args.threads.split(",")]
+    if len(counts) == 1:
+        table(counts[0], torch, args.repeat)
+        return
+    # each thread count in a process of its own: a program compiled for one count is
+    # remembered by the process and would run again under the next
+    for threads in counts:
+        subprocess.run([sys.executable, __file__, "--threads", str(threads), "--repeat",
+                        str(args.repeat), "--no-heading"], check=True)
 
 
 if __name__ == "__main__":
