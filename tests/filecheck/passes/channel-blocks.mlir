@@ -1,7 +1,8 @@
 // A conv whose output rows are short (4 columns here, 7 in ResNet's last stage) is
 // register-blocked across its output channels: pack-operands copies the weight with
 // the channels last ([ci, kh, kw, co]), reorder-loops orders the loops
-// [n, group, oh, ow, ci, kh, kw, co] with a block of 4 rows (ow) by 32 channels, and
+// [oh, n, group, ow, ci, kh, kw, co] (the size-1 batch and group after the first loop,
+// which threads split) with a block of 4 rows (ow) by 32 channels, and
 // lower-kernels-to-loops keeps one vector<32xf32> of accumulators per row: each step
 // loads 32 channels of the packed weight and broadcasts one input element per row.
 // The output holds the channels 16 elements apart, so each finished row goes
@@ -16,7 +17,7 @@
 // CHECK-SAME:      reads [#kernel.access<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>]
 // CHECK:         kernel.kernel @r_1_1_32_2_4_4_3_3(%x, %[[W]], %b, %res)
 // CHECK-SAME:      #kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d6, d7, d2)>
-// CHECK-SAME:      schedule <order [0, 1, 4, 5, 3, 6, 7, 2], tiles [0, 0, 0, 0, 0, 0, 0, 0], vector 32, unroll 4, parallel []>
+// CHECK-SAME:      schedule <order [4, 0, 1, 5, 3, 6, 7, 2], tiles [0, 0, 0, 0, 0, 0, 0, 0], vector 32, unroll 4, parallel []>
 
 // LOOPS-LABEL: func.func @r_1_1_32_2_4_4_3_3_1(
 // The output and the residual are addressed lane by lane through flat views.

@@ -107,11 +107,15 @@ def write_lanes(model: KernelModel) -> int:
 
 
 def channel_order(model: KernelModel, order: Sequence[int], channel: int) -> tuple[int, ...]:
-    """`[P..., c, R..., o]`: the other parallel loops (the output's contiguous one last,
-    the block's rows), the reductions, the channels."""
+    """`[P..., c, R..., o]`: the other parallel loops (the first of them longer than 1),
+    the output's contiguous one (the block's rows), the reductions, the channels."""
     contiguous = next(d for d in order if not model.is_reduction(d)
                       and model.sizes[d] > 1 and abs(model.write.strides[d]) == 1)
     parallel = [d for d in order if not model.is_reduction(d) and d not in (channel, contiguous)]
+    # size-1 loops second (`reorder_loops.choose_order`): the threads split the first
+    # loop, and a batch-1 conv's first loop is its batch
+    real = [d for d in parallel if model.sizes[d] > 1]
+    parallel = [*real[:1], *(d for d in parallel if model.sizes[d] == 1), *real[1:]]
     reductions = [d for d in order if model.is_reduction(d)]
     return (*parallel, contiguous, *reductions, channel)
 
