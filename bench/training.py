@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import time
 from collections.abc import Callable
 from itertools import pairwise
@@ -31,19 +30,9 @@ BATCH = 64
 
 
 def cpu_heading() -> str:
-    from irtensor.passes.llvm.jit import host_target
+    from irtensor import host
 
-    model = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f
-                          if line.startswith("model name")), model)
-    except OSError:
-        pass
-    target = host_target()
-    wanted = ("avx2", "fma", "avx512f", "avx512bf16", "avx512fp16", "amx-tile", "amx-bf16")
-    features = [f for f in wanted if target.has(f)]
-    return f"{model} ({target.cpu}; {', '.join(features) or 'no AVX'}), {os.cpu_count()} cores"
+    return host.cpu_description()
 
 
 def timed_steps(step: Callable[[], object], steps: int) -> tuple[float, float]:

@@ -69,11 +69,32 @@ def bf16_dot() -> bool:
     return value == "1"
 
 
+def cpu_description() -> str:
+    """The CPU's model name, LLVM's name for it and the features the kernels use, for
+    every bench table ("AMD EPYC 9B45 (znver5; avx2, fma, avx512f, avx512bf16), 2 cores"):
+    figures from different CPUs are never one table."""
+    import platform
+
+    from irtensor.passes.llvm.jit import host_target
+
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f
+                          if line.startswith("model name")), model)
+    except OSError:
+        pass
+    target = host_target()
+    wanted = ("avx2", "fma", "avx512f", "avx512bf16", "avx512fp16", "amx-tile", "amx-bf16")
+    features = [f for f in wanted if target.has(f)]
+    return f"{model} ({target.cpu}; {', '.join(features) or 'no AVX'}), {os.cpu_count()} cores"
+
+
 def lowering_key() -> str:
     """What of the host the lowering of a kernel depends on besides LLVM's target (for
     compiled-kernel cache keys)."""
     return f"vector-bytes={vector_bytes()} bf16-dot={int(bf16_dot())}"
 
 
-__all__ = ["VECTOR_BYTES_CHOICES", "bf16_dot", "detected_bf16_dot", "detected_vector_bytes",
-           "lowering_key", "vector_bytes"]
+__all__ = ["VECTOR_BYTES_CHOICES", "bf16_dot", "cpu_description", "detected_bf16_dot",
+           "detected_vector_bytes", "lowering_key", "vector_bytes"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from irtensor import host
 from irtensor.bench import cases as case_list
 from irtensor.bench import frameworks, report
 from irtensor.bench.measure import BUDGET, BUSY, first_calls, run_case
@@ -162,11 +162,11 @@ def parent(args: argparse.Namespace) -> int:
             runs.append(run)
             shutil.rmtree(tmp / "irtensor-cache", ignore_errors=True)
     for run in runs:
-        print(f"\n{report.heading(run)}; {platform.processor() or platform.machine()}, "
-              f"{os.cpu_count()} cores")
+        print(f"\n{report.heading(run)}; {host.cpu_description()}")
         print(report.table(run))
     if args.json:
         meta = {"argv": sys.argv[1:], "cpu_count": os.cpu_count(), "commit": _commit(),
+                "cpu": host.cpu_description(),
                 "when": time.strftime("%Y-%m-%d %H:%M:%S")}
         Path(args.json).write_text(json.dumps({"meta": meta, "runs": runs}, indent=1))
     failed = [r["name"] for run in runs
