@@ -33,6 +33,9 @@ MLP = (784, 256, 256, 10)
 
 def best(run: Callable[[], object], repeat: int) -> float:
     run()
+    # torch's OpenMP and OpenBLAS's threads spin a while after their last call and would
+    # take the other core from whatever runs next
+    time.sleep(0.5)
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
