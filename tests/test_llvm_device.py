@@ -261,3 +261,37 @@ def test_split_reductions_run_on_llvm_like_the_interpreter() -> None:
     np.testing.assert_array_equal(again[1], got[1])
     with pytest.raises(ValueError, match="input #0"):
         llvm_device.run(module, [x[:64]])
+
+
+KEPT = """func.func @main(%x: tensor<2x8x7x7xf32>, %w: tensor<64x8x3x3xf32>, %s: tensor<64xf32>)
+    -> tensor<2x64x7x7xf32> {
+  %c = hl.conv2d %x, %w padding [1, 1, 1, 1]
+      : tensor<2x8x7x7xf32>, tensor<64x8x3x3xf32> -> tensor<2x64x7x7xf32>
+  %k = hl.exp %s : tensor<64xf32>
+  %e = hl.reshape %k : tensor<64xf32> -> tensor<1x64x1x1xf32>
+  %r = hl.mul %c, %e : tensor<2x64x7x7xf32>, tensor<1x64x1x1xf32> -> tensor<2x64x7x7xf32>
+  func.return %r : tensor<2x64x7x7xf32>
+}"""
+
+
+def test_steps_of_constant_arguments_alone_are_kept_between_runs() -> None:
+    """The weight and the scale are constant: the kernel that reads only them (the
+    weight's channels-last copy for a conv blocked across its channels) runs once; a new
+    array in the weight's place is copied again; the results match the interpreter."""
+    module = ir.parse(KEPT)
+    Pipeline("hl-to-kernel").run(module)
+    rng = np.random.default_rng(0)
+    x, w, s = (rng.standard_normal(shape).astype(np.float32)
+               for shape in ((2, 8, 7, 7), (64, 8, 3, 3), (64,)))
+    counts = []
+    w3 = w * 3
+    for inputs in ([x, w, s], [x * 2, w, s], [x, w3, s], [x * 2, w3, s]):
+        before = runtime.STATS.kernels_run
+        (got,) = llvm_device.run(module, inputs, constant=frozenset({1, 2}))
+        counts.append(runtime.STATS.kernels_run - before)
+        (want,) = interp.run(module, inputs)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)  # 72-term sums
+    total = counts[0]
+    assert total >= 2 and counts[1] < total  # the second run skips the kept copy
+    assert counts[2] == total  # a new weight array: computed again
+    assert counts[3] == counts[1]  # and kept again

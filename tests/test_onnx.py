@@ -205,6 +205,34 @@ def test_a_program_runs_again_with_new_inputs() -> None:
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+def test_a_program_keeps_what_its_weights_alone_give() -> None:
+    """The weights are the program's own: read-only, and the kernels that read nothing
+    else (a wide conv's channels-last weight copy, the batch norm's folded scale) run on
+    the first call only; later calls with new inputs still match onnxruntime."""
+    from irtensor import runtime
+
+    model, _ = conv_net(13)
+    model.graph.initializer[0].CopyFrom(onnx.numpy_helper.from_array(rand(64, 3, 3, 3), "w1"))
+    for name in ("b1", "g", "beta", "mean", "var"):
+        init = next(i for i in model.graph.initializer if i.name == name)
+        low = 0.5 if name == "g" else 0.1 if name == "var" else 0.0
+        init.CopyFrom(onnx.numpy_helper.from_array(rand(64, low=low), name))
+    w2 = next(i for i in model.graph.initializer if i.name == "w2")
+    w2.CopyFrom(onnx.numpy_helper.from_array(rand(6, 32, 3, 3), "w2"))
+    program = ionnx.Program(model, "llvm")
+    assert program.constant and not any(program.arrays[i].flags.writeable
+                                        for i in program.constant)
+    counts = []
+    for seed in range(3):
+        x = np.random.default_rng(seed).random((2, 3, 10, 10), np.float32)
+        before = runtime.STATS.kernels_run
+        (got,) = program.run([x])
+        counts.append(runtime.STATS.kernels_run - before)
+        (want,) = reference(model, {"x": x})
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    assert counts[1] == counts[2] < counts[0]
+
+
 def test_the_backend_prepares_once_and_runs() -> None:
     model, feeds = conv_net(13)
     assert IrtensorBackend.supports_device("CPU") and not IrtensorBackend.supports_device("CUDA")

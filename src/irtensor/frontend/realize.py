@@ -225,8 +225,8 @@ def replay(program: ModuleOp, graph: Graph, device: str,
 
 
 def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,
-            key: Hashable | None = None, pipeline: PipelineLike | None = None
-            ) -> list[np.ndarray]:
+            key: Hashable | None = None, pipeline: PipelineLike | None = None,
+            constant: frozenset[int] = frozenset()) -> list[np.ndarray]:
     """Lower an hl program with `pipeline` (else the device's), remember it under `key`,
     run it."""
     from irtensor.runtime import STATS
@@ -236,7 +236,7 @@ def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,
         STATS.pipeline_runs += 1
         if key is not None:
             _PROGRAMS.put(key, module)
-        return run_lowered(module, arrays, device)
+        return run_lowered(module, arrays, device, constant)
 
     return timed(device, lower_and_run)
 
@@ -246,19 +246,22 @@ def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,
 RUN_OBSERVERS: list[Callable[[ModuleOp, list[np.ndarray], str, list[np.ndarray]], None]] = []
 
 
-def run_lowered(module: ModuleOp, arrays: list[np.ndarray], device: str) -> list[np.ndarray]:
-    results = _run_on_device(module, arrays, device)
+def run_lowered(module: ModuleOp, arrays: list[np.ndarray], device: str,
+                constant: frozenset[int] = frozenset()) -> list[np.ndarray]:
+    """Run a lowered program (`constant`: the arguments the caller never changes; on llvm,
+    the results of kernels that read only those are kept between runs)."""
+    results = _run_on_device(module, arrays, device, constant)
     for observe in RUN_OBSERVERS:
         observe(module, arrays, device, results)
     return results
 
 
-def _run_on_device(module: ModuleOp, arrays: list[np.ndarray], device: str
-                   ) -> list[np.ndarray]:
+def _run_on_device(module: ModuleOp, arrays: list[np.ndarray], device: str,
+                   constant: frozenset[int] = frozenset()) -> list[np.ndarray]:
     if device == "llvm":
         from irtensor.runtime import llvm_device
 
-        return llvm_device.run(module, arrays)
+        return llvm_device.run(module, arrays, constant=constant)
     if device == "opencl":
         from irtensor.runtime import opencl_device
 

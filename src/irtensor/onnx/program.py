@@ -76,6 +76,12 @@ class Program:
         self.module, self.arrays = realize.build_module(values)
         _name_arguments(self.module, graph.inputs, placeholders, tensors)
         self.lowered = False
+        # The weights are this program's own and never change: read-only, and what the
+        # kernels compute from them alone is kept between runs (runtime.kept).
+        runtime = {pos for pos in self.positions.values() if pos is not None}
+        self.constant = frozenset(i for i in range(len(self.arrays)) if i not in runtime)
+        for i in self.constant:
+            self.arrays[i].flags.writeable = False
 
     def run(self, inputs: Sequence[Any] | Mapping[str, Any]) -> list[np.ndarray]:
         arrays = list(self.arrays)
@@ -109,8 +115,8 @@ class Program:
     def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         if not self.lowered:
             self.lowered = True
-            return realize.execute(self.module, arrays, self.device)
-        return realize.run_lowered(self.module, arrays, self.device)
+            return realize.execute(self.module, arrays, self.device, constant=self.constant)
+        return realize.run_lowered(self.module, arrays, self.device, self.constant)
 
 
 def _name_arguments(module: ModuleOp, inputs: Sequence[Node],

@@ -23,7 +23,7 @@ import time
 import weakref
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.passes.loops.loop_builder import memref_of
 from irtensor.runtime import STATS, buffers, cache, search
+from irtensor.runtime.kept import KeptResults
 from irtensor.runtime.lru import LRU, env_limit
 
 MIN_POINTS_PER_THREAD = 1 << 15
@@ -440,13 +441,15 @@ def _pool(workers: int) -> ThreadPoolExecutor:
         return _POOLS[workers]
 
 
-def run(module: ModuleOp, inputs: Sequence[np.ndarray], fn: str = "main") -> list[np.ndarray]:
-    """Execute `@fn` of a kernel-level module on numpy arrays."""
+def run(module: ModuleOp, inputs: Sequence[np.ndarray], fn: str = "main",
+        constant: frozenset[int] = frozenset()) -> list[np.ndarray]:
+    """Execute `@fn` of a kernel-level module on numpy arrays (`constant`: the inputs the
+    caller never changes, whose steps' results are kept, `runtime.kept`)."""
     plans = _PLANS.setdefault(module, {})
     plan = plans.get(fn)
     if plan is None:
         plan = plans[fn] = Plan.of(module, fn)
-    return plan.run([np.asarray(x, order="C") for x in inputs])
+    return plan.run([np.asarray(x, order="C") for x in inputs], constant)
 
 
 @dataclass
@@ -474,6 +477,7 @@ class Plan:
     inputs: tuple[tuple[tuple[int, ...], np.dtype], ...]  # shape and dtype of each
     steps: list[Step]
     results: tuple[int, ...]
+    kept: KeptResults = field(default_factory=KeptResults)
 
     @staticmethod
     def of(module: ModuleOp, fn: str = "main") -> Plan:
@@ -510,7 +514,8 @@ class Plan:
                        for a in block.args)
         return Plan(inputs, steps, results)
 
-    def run(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    def run(self, inputs: Sequence[np.ndarray], constant: frozenset[int] = frozenset()
+            ) -> list[np.ndarray]:
         if len(inputs) != len(self.inputs):
             raise ValueError(f"the program takes {len(self.inputs)} inputs, got {len(inputs)}")
         for i, (a, (shape, dtype)) in enumerate(zip(inputs, self.inputs, strict=True)):
@@ -519,7 +524,13 @@ class Plan:
         arrays: list[np.ndarray | None] = [*inputs, *([None] * len(self.steps))]
         pointers: list[int] = [buffers.pointer(a) for a in inputs] + [0] * len(self.steps)
         level = debug_level()
+        fixed = self.kept.begin(inputs, constant) if constant else set()
         for step in self.steps:
+            keep = bool(fixed) and step.out not in self.results and fixed.issuperset(step.args)
+            if keep and (kept := self.kept.arrays.get(step.out)) is not None:
+                arrays[step.out], pointers[step.out] = kept
+                fixed.add(step.out)
+                continue
             out, pointers[step.out] = buffers.POOL.take(step.shape, step.dtype)
             arrays[step.out] = out
             if not step.tuned:
@@ -530,6 +541,9 @@ class Plan:
             if level >= 2 and (op := step.op()) is not None:
                 args = [arrays[i] for i in step.args]
                 _report(op, step.kernel, args, out, time.perf_counter() - start, level)  # type: ignore[arg-type]
+            if keep:
+                self.kept.arrays[step.out] = (out, pointers[step.out])
+                fixed.add(step.out)
             for i in step.free:  # intermediates go back to the pool at once
                 arrays[i] = None
         return [arrays[i] for i in self.results]  # type: ignore[misc]
