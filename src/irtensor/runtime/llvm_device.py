@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import os
 import statistics
-import sys
 import threading
 import time
 import weakref
@@ -38,6 +37,7 @@ from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.passes.loops.loop_builder import memref_of
 from irtensor.runtime import STATS, buffers, cache, search
 from irtensor.runtime.kept import KeptResults
+from irtensor.runtime.kernel_report import report
 from irtensor.runtime.lru import LRU, env_limit
 
 MIN_POINTS_PER_THREAD = 1 << 15
@@ -540,7 +540,7 @@ class Plan:
             STATS.kernels_run += 1
             if level >= 2 and (op := step.op()) is not None:
                 args = [arrays[i] for i in step.args]
-                _report(op, step.kernel, args, out, time.perf_counter() - start, level)  # type: ignore[arg-type]
+                report(op, step.kernel, args, out, time.perf_counter() - start, level)  # type: ignore[arg-type]
             if keep:
                 self.kept.arrays[step.out] = (out, pointers[step.out])
                 fixed.add(step.out)
@@ -594,21 +594,3 @@ def search_schedule(kernel: KernelOp, args: Sequence[np.ndarray], out: np.ndarra
 
 # Plans by (module, function name); a module replayed from the program cache is planned once.
 _PLANS: weakref.WeakKeyDictionary[ModuleOp, dict[str, Plan]] = weakref.WeakKeyDictionary()
-
-
-def _report(op: KernelOp, kernel: CompiledKernel, args: Sequence[np.ndarray], out: np.ndarray,
-            seconds: float, level: int) -> None:
-    points = int(np.prod(op.sizes)) if op.sizes else 1
-    body_ops = sum(1 for _ in op.body.walk()) - 1 + (1 if op.reduction_dims else 0)
-    moved = sum(a.nbytes for a in args) + out.nbytes
-    seconds = max(seconds, 1e-9)
-    sys.stderr.write(
-        f"*** llvm {kernel.name:<24} {list(op.sizes)!s:<24} {seconds * 1e3:9.3f} ms "
-        f"{points * body_ops / seconds / 1e9:8.2f} GFLOP/s {moved / seconds / 1e9:8.2f} GB/s\n"
-    )
-    if level >= 3 and op.schedule is not None:
-        sys.stderr.write(f"    schedule {op.schedule}\n")
-    if level >= 4:
-        sys.stderr.write(kernel.jit.llvm_ir + "\n")
-    if level >= 5:
-        sys.stderr.write(kernel.jit.assembly() + "\n")
