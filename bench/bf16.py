@@ -19,7 +19,6 @@ import itertools
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,16 +31,11 @@ MLP = (784, 256, 256, 10)
 
 
 def best(run: Callable[[], object], repeat: int) -> float:
-    run()
     # torch's OpenMP and OpenBLAS's threads spin a while after their last call and would
     # take the other core from whatever runs next
-    time.sleep(0.5)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    from convs import best as best_of
+
+    return best_of(run, repeat, pause=0.5)
 
 
 def conv_ref(x: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -34,8 +34,10 @@ CONVS = (
 )
 
 
-def best(run: Callable[[], object], repeat: int) -> float:
+def best(run: Callable[[], object], repeat: int, pause: float = 0.0) -> float:
+    """The fastest of `repeat` timed calls after a warm-up, `pause` seconds after it."""
     run()
+    time.sleep(pause)
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
