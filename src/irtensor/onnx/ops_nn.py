@@ -130,7 +130,11 @@ def pool(node: Node) -> list[Value]:
     padding = _tinygrad_padding(as_2d(pads[:n], 0, n) + as_2d(ends, 0, n))
     x2 = _lift(x, n)
     if node.op_type == "MaxPool":
-        y = x2.max_pool2d(k2, s2, padding=padding)
+        if x.dtype.is_int and np.dtype(x.dtype.np).itemsize > 2:
+            # the pool computes in f32, whose 24 bits hold every 8- and 16-bit integer
+            raise node.error(f"MaxPool of {x.dtype.name} inputs is not supported (floats "
+                             "and 8- and 16-bit integers are)")
+        y = x2.max_pool2d(k2, s2, padding=padding).cast(x.dtype)
     else:
         y = x2.avg_pool2d(k2, s2, padding=padding)
         counted = not (any(pads) or any(extra)) or node.attr("count_include_pad", 0)
