@@ -351,3 +351,24 @@ def test_rows_store_through_a_view_without_trailing_unit_dims() -> None:
     (got,) = llvm_device.run(module, inputs)
     (want,) = run(module, inputs)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", ["llvm", "opencl"])
+def test_an_epilogue_the_rows_cannot_run_goes_lane_by_lane(device: str) -> None:
+    """A matmul + sigmoid: the body's rows are vectors, the epilogue (exp, a division)
+    is not one the rows run, so each row's sums go through the scalar epilogue lane by
+    lane from a stack row; the results are the interpreter's on llvm and opencl."""
+    from conftest import opencl_unavailable
+    from irtensor import Tensor
+
+    if device == "opencl" and (why := opencl_unavailable()) is not None:
+        pytest.skip(f"no OpenCL device builds programs here: {why}")
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((13, 20)).astype(np.float32)
+    b = rng.standard_normal((20, 40)).astype(np.float32)
+    y = ((Tensor(a, device=device) @ Tensor(b, device=device)) * 0.1).sigmoid()
+    if device == "llvm":
+        loops = y.ir("loops")
+        assert "vector.load" in loops and "scf.for %lane" in loops
+    want = ((Tensor(a, device="interp") @ Tensor(b, device="interp")) * 0.1).sigmoid()
+    np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)

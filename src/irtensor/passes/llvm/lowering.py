@@ -33,6 +33,7 @@ import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -259,20 +260,40 @@ class Emitter:
     # ------------------------------------------------------------------ bf16
 
     def bf16_bits(self, x: SSAValue) -> SSAValue:
-        """The bf16 nearest to the f32 `x` (ties to even), in the high half of an i32.
+        """The bf16 nearest to the f32 `x` (ties to even), in the high half of an i32; for
+        a vector of f32, of each lane, in a vector of i32.
 
-        NaN becomes the quiet NaN 0x7fc0 with x's sign, as ml_dtypes rounds it.
+        NaN becomes the quiet NaN 0x7fc0 with x's sign, as ml_dtypes rounds it: chosen by
+        `fcmp uno` for a scalar and, as xDSL's compares are scalar, by a mask for a vector
+        (`0x7f800000 - |bits|` is negative exactly for a NaN).
         """
-        u = self.bitcast(x, i32)
-        lsb = self.binop(llvm.AndOp, self.binop(llvm.LShrOp, u, self.int_const(16, i32)),
-                         self.int_const(1, i32))
-        bias = self.binop(llvm.AddOp, lsb, self.int_const(0x7FFF, i32))
-        rounded = self.binop(llvm.AddOp, u, bias)
-        sign = self.binop(llvm.AndOp, u, self.int_const(0x80000000, i32))
-        quiet = self.binop(llvm.OrOp, sign, self.int_const(0x7FC00000, i32))
-        is_nan = self.fcmp("uno", x, x)
-        bits = self.select(is_nan, quiet, rounded)
-        return self.binop(llvm.AndOp, bits, self.int_const(0xFFFF0000, i32))
+        row = x.type if isinstance(x.type, VectorType) else None
+        words = VectorType(i32, row.get_shape()) if row is not None else i32
+
+        def k(value: int) -> SSAValue:
+            if row is None:
+                return self.int_const(value, i32)
+            lane = int_attr(value, i32).value.data
+            return self.constant(DenseIntOrFPElementsAttr.from_list(
+                words, [lane] * words.get_shape()[0]), words)
+
+        def op(cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
+            return self.binop(cls, a, b)
+
+        u = self.bitcast(x, words)
+        lsb = op(llvm.AndOp, op(llvm.LShrOp, u, k(16)), k(1))
+        bias = op(llvm.AddOp, lsb, k(0x7FFF))
+        rounded = op(llvm.AddOp, u, bias)
+        sign = op(llvm.AndOp, u, k(0x80000000))
+        quiet = op(llvm.OrOp, sign, k(0x7FC00000))
+        if row is None:
+            bits = self.select(self.fcmp("uno", x, x), quiet, rounded)
+        else:
+            magnitude = op(llvm.AndOp, u, k(0x7FFFFFFF))
+            nan = op(llvm.AShrOp, op(llvm.SubOp, k(0x7F800000), magnitude), k(31))
+            bits = op(llvm.OrOp, op(llvm.AndOp, nan, quiet),
+                      op(llvm.AndOp, op(llvm.XOrOp, nan, k(-1)), rounded))
+        return op(llvm.AndOp, bits, k(0xFFFF0000))
 
     def round_bf16(self, x: SSAValue) -> SSAValue:
         """The f32 `x` rounded to bf16 precision (still an f32)."""

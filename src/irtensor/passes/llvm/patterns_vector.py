@@ -45,7 +45,7 @@ from xdsl.dialects.builtin import (
     f32,
     i32,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from irtensor.dialects.x86vector import DotBF16Op
@@ -236,9 +236,7 @@ class VectorExtFToLLVM(RewritePattern):
 
 class VectorTruncFToLLVM(RewritePattern):
     """arith.truncf of an f32 row: to f16 by fptrunc; to bf16 as the scalar lowering
-    rounds (`Emitter.bf16_bits`: to nearest, ties to even, a NaN to the quiet 0x7fc0
-    with its sign), on i32 lanes with the NaN test as a mask (xDSL's compares are
-    scalar): `0x7f800000 - |bits|` is negative exactly for a NaN."""
+    rounds (`Emitter.bf16_bits` on the row), its lanes' high halves as i16."""
 
     op_types = (arith.TruncFOp,)
 
@@ -255,24 +253,9 @@ class VectorTruncFToLLVM(RewritePattern):
         if isinstance(run.element_type, Float16Type):
             e.finish(e.emit(llvm.FPTruncOp(value, llvm_type(run))))
             return
-        lanes = run.get_shape()[0]
-        words = VectorType(i32, [lanes])
-
-        def splat(k: int) -> SSAValue:
-            return e.constant(DenseIntOrFPElementsAttr.from_list(words, [k] * lanes), words)
-
-        def op2(cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
-            return e.binop(cls, a, b)
-
-        u = e.bitcast(value, words)
-        lsb = op2(llvm.AndOp, op2(llvm.LShrOp, u, splat(16)), splat(1))
-        rounded = op2(llvm.AddOp, u, op2(llvm.AddOp, lsb, splat(0x7FFF)))
-        quiet = op2(llvm.OrOp, op2(llvm.AndOp, u, splat(-0x80000000)), splat(0x7FC00000))
-        magnitude = op2(llvm.AndOp, u, splat(0x7FFFFFFF))
-        nan = op2(llvm.AShrOp, op2(llvm.SubOp, splat(0x7F800000), magnitude), splat(31))
-        bits = op2(llvm.OrOp, op2(llvm.AndOp, nan, quiet),
-                   op2(llvm.AndOp, op2(llvm.XOrOp, nan, splat(-1)), rounded))
-        high = op2(llvm.LShrOp, bits, splat(16))
+        words = VectorType(i32, run.get_shape())
+        sixteen = DenseIntOrFPElementsAttr.from_list(words, [16] * run.get_shape()[0])
+        high = e.binop(llvm.LShrOp, e.bf16_bits(value), e.constant(sixteen, words))
         e.finish(e.trunc(high, llvm_type(run)))
 
 
