@@ -69,6 +69,56 @@ def bf16_dot() -> bool:
     return value == "1"
 
 
+# Linux keeps AMX's tile data (8 KiB of state) off until a process asks: the first tile
+# instruction of a process that did not ask dies of SIGILL.
+_ARCH_REQ_XCOMP_PERM = 0x1023
+_XFEATURE_XTILEDATA = 18
+_SYS_ARCH_PRCTL = {"x86_64": 158}
+
+
+@functools.cache
+def enable_tile_data() -> bool:
+    """Ask Linux (arch_prctl ARCH_REQ_XCOMP_PERM) for AMX's tile state in this process,
+    once; whether it may use the tiles. False off Linux x86-64, or where the kernel
+    refuses (older than 5.16, or the state disabled)."""
+    import ctypes
+    import platform
+
+    number = _SYS_ARCH_PRCTL.get(platform.machine())
+    if number is None or platform.system() != "Linux":
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.syscall(number, _ARCH_REQ_XCOMP_PERM, _XFEATURE_XTILEDATA)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+@functools.cache
+def detected_amx() -> bool:
+    """Whether the host has AMX's tiles and bf16 products (LLVM's `amx-tile`, `amx-bf16`)
+    and Linux lets this process use them."""
+    try:
+        import llvmlite.binding as llvm
+
+        features = llvm.get_host_cpu_features()
+    except Exception:
+        return False
+    return bool(features.get("amx-tile") and features.get("amx-bf16")) and enable_tile_data()
+
+
+def amx() -> bool:
+    """Whether a bf16 matmul multiplies on AMX's tiles (`tdpbf16ps`, `passes/loops/
+    tile_block.py`): `IRTENSOR_AMX` (0 or 1), else the host's (`detected_amx`). 1 on a
+    host without the tiles builds kernels that only a host with them can run."""
+    value = os.environ.get("IRTENSOR_AMX", "").strip()
+    if not value:
+        return detected_amx()
+    if value not in ("0", "1"):
+        raise ValueError(f"IRTENSOR_AMX must be 0 or 1; got {value!r}")
+    return value == "1"
+
+
 def cpu_description() -> str:
     """The CPU's model name, LLVM's name for it and the features the kernels use, for
     every bench table ("AMD EPYC 9B45 (znver5; avx2, fma, avx512f, avx512bf16), 2 cores"):
@@ -93,8 +143,9 @@ def cpu_description() -> str:
 def lowering_key() -> str:
     """What of the host the lowering of a kernel depends on besides LLVM's target (for
     compiled-kernel cache keys)."""
-    return f"vector-bytes={vector_bytes()} bf16-dot={int(bf16_dot())}"
+    return f"vector-bytes={vector_bytes()} bf16-dot={int(bf16_dot())} amx={int(amx())}"
 
 
-__all__ = ["VECTOR_BYTES_CHOICES", "bf16_dot", "cpu_description", "detected_bf16_dot",
-           "detected_vector_bytes", "lowering_key", "vector_bytes"]
+__all__ = ["VECTOR_BYTES_CHOICES", "amx", "bf16_dot", "cpu_description", "detected_amx",
+           "detected_bf16_dot", "detected_vector_bytes", "enable_tile_data", "lowering_key",
+           "vector_bytes"]

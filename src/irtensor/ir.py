@@ -29,6 +29,7 @@ from xdsl.utils.lexer import Span
 
 from irtensor import shapes
 from irtensor.dialects import HL, KERNEL, LL
+from irtensor.dialects.amx import AMX
 from irtensor.dialects.ocl import OCL
 from irtensor.dialects.x86vector import X86VECTOR
 
@@ -53,7 +54,7 @@ def make_context() -> Context:
 
     ctx = Context()
     for dialect in (Builtin, func.Func, arith.Arith, math.Math, scf.Scf, cf.Cf, memref.MemRef,
-                    vector.Vector, llvm.LLVM, HL, LL, KERNEL, OCL, X86VECTOR):
+                    vector.Vector, llvm.LLVM, HL, LL, KERNEL, OCL, X86VECTOR, AMX):
         ctx.load_dialect(dialect)
     return ctx
 

@@ -67,6 +67,7 @@ from irtensor.passes.llvm.lowering import (
     LLVMLoweringError,
     llvm_type,
 )
+from irtensor.passes.llvm.patterns_amx import amx_patterns
 from irtensor.passes.llvm.patterns_arith import arith_patterns
 from irtensor.passes.llvm.patterns_math import math_patterns
 from irtensor.passes.llvm.patterns_memref import AllocPlan, heap_declarations, memref_patterns
@@ -290,6 +291,7 @@ def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: b
                     module.body.block.insert_op_before(declaration, first)
     patterns: list[RewritePattern] = [
         *arith_patterns(fast_math), *math_patterns(), *memref_patterns(plan), *vector_patterns(),
+        *amx_patterns(),
         BranchToLLVM(), CondBranchToLLVM(), ReturnToLLVM(), CallToLLVM(),
     ]
     trace.rewrite_module(module, patterns)

@@ -82,6 +82,7 @@ class KernelFunction:
     contract: bool = False
     read_cache: dict[tuple[object, ...], SSAValue] | None = None
     packed: dict[int, tuple[SSAValue, list[int]]] | None = None  # read -> (copy, its dims)
+    matrix_units = False  # whether a bf16 matmul may take AMX's tiles (`tile_block`)
 
     def __init__(self, op: KernelOp, name: str, fast_reductions: bool = True):
         self.op, self.name = op, name
@@ -90,6 +91,7 @@ class KernelFunction:
         self.tiles = tiles_of(op)
         self.contract = is_contraction(op)
         self.fast_reductions = fast_reductions
+        self.matrix_units = True
         types = [memref_of(v.type) for v in op.inputs]
         self.entry = Block(arg_types=[*types, memref_of(op.res.type), IndexType(), IndexType()])
         n = len(op.inputs)

@@ -44,6 +44,7 @@ from irtensor.passes.kernel.kernel_facts import access_dims, keeps_partials
 from irtensor.passes.kernel.schedule_blocks import block_shape, row_of
 from irtensor.passes.loops import blocked
 from irtensor.passes.loops.loop_parts import Env, Loop, Planned, tile_key
+from irtensor.passes.loops.tile_block import TileBlock
 from irtensor.passes.loops.vector_block import VectorRows
 
 if TYPE_CHECKING:
@@ -124,6 +125,9 @@ class RegisterBlock:
 
     def build(self) -> None:
         assert self.dims is not None
+        if (tiles := TileBlock.of(self)) is not None:
+            tiles.build()
+            return
         outer, row, _, _ = self.dims
         kf = self.kf
         tiled = [d for d in kf.order if kf.tile(d)]

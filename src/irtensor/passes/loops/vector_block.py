@@ -249,6 +249,12 @@ class VectorRows:
             totals = blocked.accumulate(kf, loops, inits, step, env)
         if tiled:
             totals = [kf.combine(s, t) for s, t in zip(starts, totals, strict=True)]
+        self.store_rows(totals, points, env)
+
+    def store_rows(self, totals: list[SSAValue], points: list[tuple[Env, int]], env: Env) -> None:
+        """Each row's sums (`totals`, one per point of `points`) through the epilogue and
+        into the output."""
+        kf, owner = self.kf, self.owner
         if self.lane_epilogue:
             for total, (point, n) in zip(totals, points, strict=True):
                 self.finish_lanes(total, point, n)
