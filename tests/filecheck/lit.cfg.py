@@ -34,6 +34,8 @@ config.environment["NO_COLOR"] = "1"
 config.environment["IRTENSOR_VECTOR_BYTES"] = "64"
 # bf16 register blocks on `vdpbf16ps` follow the host too: off unless a RUN line asks.
 config.environment["IRTENSOR_BF16_DOT"] = "0"
+# and bf16 matmuls on AMX's tiles (hosts with AMX): off unless a RUN line asks.
+config.environment["IRTENSOR_AMX"] = "0"
 
 # %python: the interpreter running lit (it has numpy and irtensor).
 config.substitutions.append(("%python", f'"{sys.executable}"'))

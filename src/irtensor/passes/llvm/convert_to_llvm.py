@@ -58,6 +58,7 @@ from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 
 from irtensor import ir
+from irtensor.dialects.amx import TileLoadOp
 from irtensor.passes import trace
 from irtensor.passes.llvm.lowering import (
     ARG_TYPES_ATTR,
@@ -88,7 +89,7 @@ def written_arguments(function: func.FuncOp) -> list[int]:
 
 
 def _only_loaded(buffer: SSAValue) -> bool:
-    return all(isinstance(use.operation, memref.LoadOp | vector.LoadOp) or (
+    return all(isinstance(use.operation, memref.LoadOp | vector.LoadOp | TileLoadOp) or (
         isinstance(use.operation, memref.CollapseShapeOp)
         and _only_loaded(use.operation.result)) for use in buffer.uses)
 

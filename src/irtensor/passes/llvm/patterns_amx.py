@@ -59,7 +59,7 @@ def _row_address(e: Emitter, buffer: SSAValue, row: SSAValue) -> tuple[SSAValue,
 
 
 def _done(rewriter: PatternRewriter, op: Operation) -> None:
-    rewriter.erase_op(op)
+    rewriter.erase(op)
 
 
 class TileConfigToLLVM(RewritePattern):

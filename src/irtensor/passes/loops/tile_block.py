@@ -51,6 +51,8 @@ from xdsl.ir import Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from irtensor.dialects.amx import (
+    ROW_BYTES,
+    TILES,
     TileConfigOp,
     TileDotBF16Op,
     TileLoadOp,
@@ -85,6 +87,7 @@ class TileBlock:
         self.row, self.k, self.column = row, reductions[0], column
         self.a, self.b = a, b
         self.k_steps = self.kf.sizes[self.k] // K_STEP
+        self.column_block = min(COLUMN_BLOCK, self.kf.sizes[column])
 
     @staticmethod
     def of(owner: RegisterBlock) -> TileBlock | None:
@@ -118,12 +121,12 @@ class TileBlock:
         loops = [Planned(d, "tile", kf.tile(d)) for d in kf.order if kf.tile(d)]
         loops += [Planned(d, "point", kf.tile(d)) if kf.tile(d) else Planned(d)
                   for d in outer if d != self.row]
-        kf.at.insert(TileConfigOp([(TILE, 64)] * 8))
+        kf.at.insert(TileConfigOp([(TILE, ROW_BYTES)] * TILES))
         self.a_pack = self.alloc(2 * self.k_steps * TILE, "a_tiles")
         # one chunk more than a block holds: the second B tile of a block's last 16
         # columns loads from there (its products are never stored)
-        self.b_pack = self.alloc((COLUMN_BLOCK // TILE + 1) * self.pairs(), "b_pairs")
-        stage = kf.at.insert(memref.AllocaOp.get(f32, shape=[4 * TILE, TILE]))
+        self.b_pack = self.alloc((self.column_block // TILE + 1) * self.pairs(), "b_pairs")
+        stage = kf.at.insert(memref.AllocaOp.get(f32, shape=[len(C_TILES) * TILE, TILE]))
         stage.memref.name_hint = "c_tiles"
         self.stage = stage.memref
 
@@ -141,13 +144,13 @@ class TileBlock:
         first, end = kf.point_range(self.column, env)
 
         def column_block(nt: SSAValue) -> None:
-            stop = self.min(self.add(nt, COLUMN_BLOCK), end)
+            stop = self.min(self.add(nt, self.column_block), end)
             self.pack_b(env, nt, stop)
             rows_first, rows_end = kf.point_range(self.row, env)
             self.loop(rows_first, rows_end, 2 * TILE,
-                      lambda mb: self.row_block(env, mb, rows_end, nt, stop))
+                      lambda mb: self.row_block(env, mb, rows_end, nt, stop), "mb")
 
-        self.loop(first, end, COLUMN_BLOCK, column_block)
+        self.loop(first, end, self.column_block, column_block, "nt")
 
     def row_block(self, env: Env, mb: SSAValue, rows_end: SSAValue, nt: SSAValue,
                   stop: SSAValue) -> None:
@@ -159,21 +162,22 @@ class TileBlock:
             chunk = kf.emit(arith.DivUIOp(self.sub(nb, nt), kf.index(TILE)))
             for c in C_TILES:
                 kf.at.insert(TileZeroOp(c))
-            self.loop(kf.index(0), kf.index(self.k_steps), 1, lambda kb: self.step(kb, chunk))
+            self.loop(kf.index(0), kf.index(self.k_steps), 1,
+                      lambda kb: self.step(kb, chunk), "kb")
             for c in C_TILES:
                 kf.at.insert(TileStoreOp(c, self.stage, kf.index(TILE * c)))
             self.store(env, mb, nb, stop, valid)
 
-        self.loop(nt, stop, 2 * TILE, column_tiles)
+        self.loop(nt, stop, 2 * TILE, column_tiles, "nb")
 
     def step(self, kb: SSAValue, chunk: SSAValue) -> None:
         """One k step of 32: A's two tiles, B's two, the four products."""
         kf = self.kf
         a0, a1 = A_TILES
         b0, b1 = B_TILES
-        a_rows = [self.mul_add(kf.index(mi * self.k_steps), TILE, kb, TILE)
-                  for mi in (0, 1)]
-        b_rows = [self.mul_add(self.add(chunk, j), self.pairs(), kb, TILE) for j in (0, 1)]
+        a_rows = [self.scaled(kb, TILE, mi * self.k_steps * TILE) for mi in (0, 1)]
+        b_rows = [self.sum(self.scaled(chunk, self.pairs(), j * self.pairs()),
+                           self.scaled(kb, TILE)) for j in (0, 1)]
         kf.at.insert(TileLoadOp(a0, self.a_pack, a_rows[0]))
         kf.at.insert(TileLoadOp(b0, self.b_pack, b_rows[0]))
         kf.at.insert(TileDotBF16Op(0, a0, b0))
@@ -193,16 +197,16 @@ class TileBlock:
         for mi in (0, 1):
             def row(r: SSAValue, mi: int = mi) -> None:
                 def piece(nj: SSAValue) -> None:
-                    at = self.add(self.mul_add(nj, TILE, r, 1), 2 * mi * TILE)
+                    at = self.sum(self.scaled(nj, TILE, 2 * mi * TILE), r)
                     total = kf.emit(vector.LoadOp(self.stage, [at, kf.index(0)],
                                                   VectorType(f32, [TILE])))
-                    point = {**env, self.row: kf.emit(arith.AddiOp(self.add(mb, TILE * mi), r)),
-                             self.column: self.mul_add(nj, TILE, nb, 1)}
+                    point = {**env, self.row: self.sum(self.add(mb, TILE * mi), r),
+                             self.column: self.sum(self.scaled(nj, TILE), nb)}
                     self.rows.store_rows([total], [(point, TILE)], env)
 
-                self.loop(kf.index(0), chunks, 1, piece)
+                self.loop(kf.index(0), chunks, 1, piece, "nj")
 
-            self.loop(kf.index(0), valid[mi], 1, row)
+            self.loop(kf.index(0), valid[mi], 1, row, "r")
 
     # ------------------------------------------------------------------ the copies
 
@@ -212,44 +216,43 @@ class TileBlock:
         run = VectorType(BFloat16Type(), [K_STEP])
         for mi in (0, 1):
             def row(r: SSAValue, mi: int = mi) -> None:
-                m = kf.emit(arith.AddiOp(self.add(mb, TILE * mi), r))
+                m = self.sum(self.add(mb, TILE * mi), r)
 
                 def piece(kb: SSAValue) -> None:
-                    k = kf.emit(arith.MuliOp(kb, kf.index(K_STEP)))
-                    values = self.load_run(self.a, {**env, self.row: m, self.k: k}, run)
-                    at = kf.emit(arith.AddiOp(
-                        self.mul_add(kf.index(mi * self.k_steps), TILE, kb, TILE), r))
+                    values = self.load_run(self.a, {**env, self.row: m,
+                                                    self.k: self.scaled(kb, K_STEP)}, run)
+                    at = self.sum(self.scaled(kb, TILE, mi * self.k_steps * TILE), r)
                     kf.at.insert(vector.StoreOp(values, self.a_pack, [at, kf.index(0)]))
 
-                self.loop(kf.index(0), kf.index(self.k_steps), 1, piece)
+                self.loop(kf.index(0), kf.index(self.k_steps), 1, piece, "kb")
 
-            self.loop(kf.index(0), valid[mi], 1, row)
+            self.loop(kf.index(0), valid[mi], 1, row, "r")
 
     def pack_b(self, env: Env, nt: SSAValue, stop: SSAValue) -> None:
         """B's columns nt..stop in pairs of rows: chunk j's row k2 holds B[2 k2, n] and
         B[2 k2 + 1, n] for its 16 columns n."""
         kf = self.kf
         run = VectorType(BFloat16Type(), [TILE])
-        mask = [x for lane in range(TILE) for x in (lane, lane + TILE)]
+        mask = DenseArrayBase.from_list(i64, [x for lane in range(TILE)
+                                              for x in (lane, lane + TILE)])
         chunks = kf.emit(arith.DivUIOp(self.sub(stop, nt), kf.index(TILE)))
 
         def chunk(j: SSAValue) -> None:
-            n = kf.emit(arith.AddiOp(nt, kf.emit(arith.MuliOp(j, kf.index(TILE)))))
+            n = self.sum(nt, self.scaled(j, TILE))
 
             def pair(k2: SSAValue) -> None:
-                k = kf.emit(arith.MuliOp(k2, kf.index(2)))
+                k = self.scaled(k2, 2)
                 even = self.load_run(self.b, {**env, self.k: k, self.column: n}, run)
                 odd = self.load_run(self.b, {**env, self.k: self.add(k, 1), self.column: n},
                                     run)
-                pairs = kf.emit(vector.ShuffleOp(even, odd, DenseArrayBase.from_list(i64, mask),
-                                                 result_type=VectorType(BFloat16Type(),
-                                                                        [2 * TILE])))
-                at = kf.emit(arith.AddiOp(kf.emit(arith.MuliOp(j, kf.index(self.pairs()))), k2))
+                pairs = kf.emit(vector.ShuffleOp(
+                    even, odd, mask, result_type=VectorType(BFloat16Type(), [2 * TILE])))
+                at = self.sum(self.scaled(j, self.pairs()), k2)
                 kf.at.insert(vector.StoreOp(pairs, self.b_pack, [at, kf.index(0)]))
 
-            self.loop(kf.index(0), kf.index(self.pairs()), 1, pair)
+            self.loop(kf.index(0), kf.index(self.pairs()), 1, pair, "k2")
 
-        self.loop(kf.index(0), chunks, 1, chunk)
+        self.loop(kf.index(0), chunks, 1, chunk, "chunk")
 
     def load_run(self, i: int, env: Env, run: VectorType) -> SSAValue:
         kf = self.kf
@@ -264,14 +267,15 @@ class TileBlock:
 
     def alloc(self, rows: int, name: str) -> SSAValue:
         buffer = self.kf.at.insert(memref.AllocOp.get(BFloat16Type(), shape=[rows, K_STEP],
-                                                      alignment=64))
+                                                      alignment=ROW_BYTES))
         buffer.memref.name_hint = name
         return buffer.memref
 
     def loop(self, lower: SSAValue, upper: SSAValue, step: int,
-             body: Callable[[SSAValue], None]) -> None:
+             body: Callable[[SSAValue], None], name: str) -> None:
         kf = self.kf
         block = Block(arg_types=[IndexType()])
+        block.args[0].name_hint = name
         kf.at.insert(scf.ForOp(lower, upper, kf.index(step), [], block))
         outer, kf.at = kf.at, Builder(InsertPoint.at_end(block))
         try:
@@ -283,6 +287,15 @@ class TileBlock:
     def add(self, value: SSAValue, k: int) -> SSAValue:
         return value if k == 0 else self.kf.emit(arith.AddiOp(value, self.kf.index(k)))
 
+    def scaled(self, value: SSAValue, k: int, plus: int = 0) -> SSAValue:
+        """value * k + plus."""
+        kf = self.kf
+        product = value if k == 1 else kf.emit(arith.MuliOp(value, kf.index(k)))
+        return self.add(product, plus)
+
+    def sum(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.kf.emit(arith.AddiOp(a, b))
+
     def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.kf.emit(arith.SubiOp(a, b))
 
@@ -293,13 +306,6 @@ class TileBlock:
         """value within [0, 16]."""
         kf = self.kf
         return kf.emit(arith.MaxSIOp(self.min(value, kf.index(TILE)), kf.index(0)))
-
-    def mul_add(self, base: SSAValue, scale: int, value: SSAValue, k: int) -> SSAValue:
-        """base * scale + value * k."""
-        kf = self.kf
-        scaled = kf.emit(arith.MuliOp(base, kf.index(scale))) if scale != 1 else base
-        term = kf.emit(arith.MuliOp(value, kf.index(k))) if k != 1 else value
-        return kf.emit(arith.AddiOp(scaled, term))
 
 
 def _operands(owner: RegisterBlock, row: int, k: int, column: int) -> tuple[int, int] | None:
