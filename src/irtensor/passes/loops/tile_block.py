@@ -23,12 +23,13 @@ then 2 x 2 tiles of C (32 x 32) accumulated over the whole K in four tile regist
 
 Rows and columns past the block's end compute on whatever the copies hold there
 (their results are never stored; a tile row or column depends only on its own A
-row and B column); K is never padded: the kernel is built this way only where K is
-a multiple of 32 (and at most 32 x 128: each output element is a sum of at most
-128 f32 additions of 32-product dots, the bound `blocked` keeps every reduction
-within), the columns a multiple of 16, A contiguous in k and B in the columns,
-neither masked. Anything else keeps the vector block (`vdpbf16ps` or FMAs). The
-products are exact and summed in f32, as the other blocks do, in another order.
+row and B column); K is padded with zeros to a multiple of 32 in both copies (a
+row's last elements copied one by one). The kernel is built this way where K is at
+most 32 x 128 (each output element a sum of at most 128 f32 additions of 32-product
+dots, the bound `blocked` keeps every reduction within), the columns a multiple of
+16, A contiguous in k and B in the columns, neither masked; anything else keeps the
+vector block (`vdpbf16ps` or FMAs). The products are exact and summed in f32, as the
+other blocks do, in another order.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class TileBlock:
         assert row is not None
         self.row, self.k, self.column = row, reductions[0], column
         self.a, self.b = a, b
-        self.k_steps = self.kf.sizes[self.k] // K_STEP
+        self.k_steps = -(-self.kf.sizes[self.k] // K_STEP)  # the last one padded with zeros
         self.column_block = min(COLUMN_BLOCK, self.kf.sizes[column])
 
     @staticmethod
@@ -103,8 +104,7 @@ class TileBlock:
                 or kf.accumulator_type() != f32 or not is_bf16_product(op.body.block)):
             return None
         k = reductions[0]
-        if (kf.sizes[k] % K_STEP or kf.sizes[k] > K_STEP * MAX_K_STEPS
-                or kf.sizes[column] % TILE):
+        if kf.sizes[k] > K_STEP * MAX_K_STEPS or kf.sizes[column] % TILE:
             return None
         operands = _operands(owner, row, k, column)
         if operands is None:
@@ -224,9 +224,26 @@ class TileBlock:
                     at = self.sum(self.scaled(kb, TILE, mi * self.k_steps * TILE), r)
                     kf.at.insert(vector.StoreOp(values, self.a_pack, [at, kf.index(0)]))
 
-                self.loop(kf.index(0), kf.index(self.k_steps), 1, piece, "kb")
+                whole = self.kf.sizes[self.k] // K_STEP
+                self.loop(kf.index(0), kf.index(whole), 1, piece, "kb")
+                if whole < self.k_steps:
+                    self.a_tail({**env, self.row: m},
+                                self.sum(kf.index((mi * self.k_steps + whole) * TILE), r))
 
             self.loop(kf.index(0), valid[mi], 1, row, "r")
+
+    def a_tail(self, env: Env, at: SSAValue) -> None:
+        """A row's last k (fewer than 32): zeros, then its elements one by one."""
+        kf = self.kf
+        first = self.kf.sizes[self.k] // K_STEP * K_STEP
+        zeros = kf.constant(0, VectorType(BFloat16Type(), [K_STEP]))
+        kf.at.insert(vector.StoreOp(zeros, self.a_pack, [at, kf.index(0)]))
+
+        def element(k: SSAValue) -> None:
+            value = kf.read(self.a, {**env, self.k: k}, kf.sizes)
+            kf.store(value, self.a_pack, [at, self.sub(k, kf.index(first))])
+
+        self.loop(kf.index(first), kf.index(self.kf.sizes[self.k]), 1, element, "k")
 
     def pack_b(self, env: Env, nt: SSAValue, stop: SSAValue) -> None:
         """B's columns nt..stop in pairs of rows: chunk j's row k2 holds B[2 k2, n] and
@@ -250,7 +267,23 @@ class TileBlock:
                 at = self.sum(self.scaled(j, self.pairs()), k2)
                 kf.at.insert(vector.StoreOp(pairs, self.b_pack, [at, kf.index(0)]))
 
-            self.loop(kf.index(0), kf.index(self.pairs()), 1, pair, "k2")
+            size = self.kf.sizes[self.k]
+            self.loop(kf.index(0), kf.index(size // 2), 1, pair, "k2")
+            zeros = kf.constant(0, VectorType(BFloat16Type(), [2 * TILE]))
+            if size % 2:  # the last k's pairs with zeros
+                last = self.load_run(self.b, {**env, self.k: kf.index(size - 1),
+                                              self.column: n}, run)
+                pairs = kf.emit(vector.ShuffleOp(
+                    last, kf.constant(0, run), mask,
+                    result_type=VectorType(BFloat16Type(), [2 * TILE])))
+                at = self.scaled(j, self.pairs(), size // 2)
+                kf.at.insert(vector.StoreOp(pairs, self.b_pack, [at, kf.index(0)]))
+
+            def padding(k2: SSAValue) -> None:
+                at = self.sum(self.scaled(j, self.pairs()), k2)
+                kf.at.insert(vector.StoreOp(zeros, self.b_pack, [at, kf.index(0)]))
+
+            self.loop(kf.index(-(-size // 2)), kf.index(self.pairs()), 1, padding, "k2")
 
         self.loop(kf.index(0), chunks, 1, chunk, "chunk")
 
@@ -263,7 +296,8 @@ class TileBlock:
     # ------------------------------------------------------------------ helpers
 
     def pairs(self) -> int:
-        return self.kf.sizes[self.k] // 2
+        """Rows of a chunk of `b_pairs`: K / 2 rounded up to a whole tile's k."""
+        return self.k_steps * TILE
 
     def alloc(self, rows: int, name: str) -> SSAValue:
         buffer = self.kf.at.insert(memref.AllocOp.get(BFloat16Type(), shape=[rows, K_STEP],
