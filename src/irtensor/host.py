@@ -15,6 +15,8 @@ from __future__ import annotations
 import functools
 import os
 
+from irtensor.tile_state import enable_tile_data
+
 VECTOR_BYTES_CHOICES = (16, 32, 64)
 
 
@@ -67,31 +69,6 @@ def bf16_dot() -> bool:
     if value not in ("0", "1"):
         raise ValueError(f"IRTENSOR_BF16_DOT must be 0 or 1; got {value!r}")
     return value == "1"
-
-
-# Linux keeps AMX's tile data (8 KiB of state) off until a process asks: the first tile
-# instruction of a process that did not ask dies of SIGILL.
-_ARCH_REQ_XCOMP_PERM = 0x1023
-_XFEATURE_XTILEDATA = 18
-_SYS_ARCH_PRCTL = {"x86_64": 158}
-
-
-@functools.cache
-def enable_tile_data() -> bool:
-    """Ask Linux (arch_prctl ARCH_REQ_XCOMP_PERM) for AMX's tile state in this process,
-    once; whether it may use the tiles. False off Linux x86-64, or where the kernel
-    refuses (older than 5.16, or the state disabled)."""
-    import ctypes
-    import platform
-
-    number = _SYS_ARCH_PRCTL.get(platform.machine())
-    if number is None or platform.system() != "Linux":
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.syscall(number, _ARCH_REQ_XCOMP_PERM, _XFEATURE_XTILEDATA)) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 @functools.cache

@@ -68,7 +68,7 @@ def _binding() -> Any:
     _expose_libc(binding)
     if binding.get_host_cpu_features().get("amx-tile"):
         # a kernel on tiles may come from another process's compile or the disk cache
-        from irtensor.host import enable_tile_data
+        from irtensor.tile_state import enable_tile_data
 
         enable_tile_data()
     return binding
