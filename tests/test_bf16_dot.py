@@ -128,6 +128,7 @@ def test_the_loops_pair_k_on_the_dot_or_widen_to_f32(dot: str,
     """K = 33: a pairs loop of 16 steps of 2 and the last k on FMAs (dot); or one loop
     over k of widened rows (no dot). Both round each row to bf16 as a vector."""
     monkeypatch.setenv("IRTENSOR_BF16_DOT", dot)
+    monkeypatch.setenv("IRTENSOR_AMX", "0")  # the vector block, not AMX's tiles
     module = kernels(matmul_module(12, 33, 64))
     Pipeline("lower-kernels-to-loops").run(module)
     text = ir.to_text(module)
