@@ -45,6 +45,31 @@ def test_candidates_are_distinct_valid_schedules_the_models_first() -> None:
     assert len(search.candidates(kernel, 3)) == 3
 
 
+def test_a_blocked_kernel_tries_other_block_shapes_and_tiles() -> None:
+    """A 1024^3 matmul's model schedule is a register block with a tiled column dim:
+    the candidates after it keep its loop order and vary the block's rows, its vector
+    width (rows doubled) and the tile (halved, doubled)."""
+    text = MATMUL.replace("24x40", "1024x1024").replace("40x56", "1024x1024") \
+        .replace("24x56", "1024x1024")
+    module = parse(text)
+    Pipeline("hl-to-kernel").run(module)
+    (kernel,) = [k for k in module.walk() if isinstance(k, KernelOp)]
+    base = kernel.schedule
+    assert base is not None and base.unroll.data > 1 and any(base.tile_sizes)
+    options = search.candidates(kernel, 64)
+    blocks = {(s.vector.data, s.unroll.data, tuple(s.tile_sizes)) for s in options
+              if s.order_dims == base.order_dims}
+    v, tiles = base.vector.data, tuple(base.tile_sizes)
+    assert {(v, rows, tiles) for rows in (4, 5, 6, 8)} <= blocks
+    assert (v // 2, 2 * base.unroll.data, tiles) in blocks
+    for i, tile in enumerate(tiles):
+        if tile:
+            halved = tuple(t // 2 if j == i else t for j, t in enumerate(tiles))
+            assert (v, base.unroll.data, halved) in blocks
+    for schedule in options:
+        assert kernel.schedule_problems(schedule) == []
+
+
 def test_the_fastest_is_kept_and_remembered(monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     kernel, args, out = matmul_kernel()

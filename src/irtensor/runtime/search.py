@@ -9,9 +9,11 @@ disk (`runtime.cache`) by the kernel's IR without its schedule, the target machi
 thread count, so a later process searches nothing. A search that takes more than a second
 shows a progress line on stderr.
 
-Candidates (`candidates`): the cost model's own schedule first, then the same without
-tiles, then loop orders that keep the reduction loops after the outermost parallel loop
-(each with that loop parallel), each order with and without the model's vector width.
+Candidates (`candidates`): the cost model's own schedule first, then for a register-
+blocked kernel (matmul, conv) other block shapes and tile widths around the model's
+(`block_variants`), then the same without tiles, then loop orders that keep the
+reduction loops after the outermost parallel loop (each with that loop parallel), each
+order with and without the model's vector width.
 """
 
 from __future__ import annotations
@@ -56,12 +58,44 @@ def candidates(kernel: KernelOp, limit: int) -> list[ScheduleAttr]:
             found.append(schedule)
 
     add(base)
+    for schedule in block_variants(base):
+        add(schedule)
     add(ScheduleAttr(base.order_dims, [0] * rank, base.vector.data, base.unroll.data,
                      base.parallel_dims))
     for order in _orders(kernel):
         parallel = [order[0]] if order and order[0] in kernel.parallel_dims else []
         for vector in dict.fromkeys((base.vector.data, 1)):
             add(ScheduleAttr(list(order), [0] * rank, vector, 1, parallel))
+    return found
+
+
+# Register blocks of a blocked kernel (unroll rows x vector columns) and tile widths to
+# try around the model's: the best block depends on the core (an Intel Xeon with AMX ran a
+# 1024^3 f32 matmul fastest at 4 or 5 rows where the model, fitted on Zen, picks 6).
+BLOCK_ROWS = (4, 5, 6, 8)
+TILE_SCALES = (0.5, 2.0)
+
+
+def block_variants(base: ScheduleAttr) -> list[ScheduleAttr]:
+    """The model's schedule with other register-block rows, half its vector width, and
+    each tile halved or doubled (a matmul's or conv's block; nothing for an unblocked
+    kernel, whose `unroll` is 1)."""
+    unroll, vector = base.unroll.data, base.vector.data
+    if unroll <= 1:
+        return []
+    order, tiles, parallel = base.order_dims, list(base.tile_sizes), base.parallel_dims
+    found = [ScheduleAttr(order, tiles, vector, rows, parallel)
+             for rows in BLOCK_ROWS if rows != unroll]
+    if vector >= 32:
+        found.append(ScheduleAttr(order, tiles, vector // 2, 2 * unroll, parallel))
+    for i, tile in enumerate(tiles):
+        for scale in TILE_SCALES:
+            if tile and int(tile * scale) >= 16:
+                other = tiles.copy()
+                other[i] = int(tile * scale)
+                found.append(ScheduleAttr(order, other, vector, unroll, parallel))
+                found.extend(ScheduleAttr(order, other, vector, rows, parallel)
+                             for rows in BLOCK_ROWS if rows != unroll)
     return found
 
 
