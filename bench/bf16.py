@@ -4,8 +4,9 @@ numpy, at each thread count asked for.
     python bench/bf16.py [--threads 1,2] [--repeat N]
 
 Columns: irtensor in bf16 as the host runs it (matmuls on AMX's tiles where the CPU
-has them, else `vdpbf16ps` where it has AVX512-BF16), irtensor in bf16 with
-`IRTENSOR_AMX=0` (`vdpbf16ps`), and with `IRTENSOR_BF16_DOT=0` too (widened to f32, FMAs),
+has them; the other blocks on `vdpbf16ps` where it pays, `host.bf16_dot_pays`, else
+widened to f32 on FMAs), irtensor in bf16 with `IRTENSOR_AMX=0`, and with
+`IRTENSOR_BF16_DOT=1` too (on `vdpbf16ps` where the CPU has it),
 irtensor in f32, torch in bf16 (oneDNN) and f32, numpy in f32 (OpenBLAS; numpy has
 no bf16 BLAS). Best-of-N warm times with GFLOP/s; the last column is torch bf16's
 time over irtensor bf16's (> 1: irtensor is faster). Every bf16 result is checked
@@ -153,19 +154,22 @@ def numpy_time(case: Case, repeat: int) -> float:
 def table(threads: int, torch: Any, repeat: int) -> None:
     from threadpoolctl import threadpool_limits
 
+    from irtensor import host
+
     os.environ["IRTENSOR_THREADS"] = str(threads)
     with threadpool_limits(threads):
         if torch is not None:
             torch.set_num_threads(threads)
         print(f"\n{threads} thread(s)\n")
-        print("| case | irtensor bf16 | irtensor bf16, no AMX | irtensor bf16, no AMX, no dot | "
+        print("| case | irtensor bf16 | irtensor bf16, no AMX | irtensor bf16, no AMX, dot | "
               "irtensor f32 | torch bf16 | torch f32 | numpy f32 | torch bf16 / irtensor bf16 |")
         print("|---|---|---|---|---|---|---|---|---|")
         for case in cases():
             times = {"bf16": irtensor_time(case, BF16, {}, repeat),
                      "no amx": irtensor_time(case, BF16, {"IRTENSOR_AMX": "0"}, repeat),
-                     "no dot": irtensor_time(case, BF16, {"IRTENSOR_AMX": "0",
-                                                          "IRTENSOR_BF16_DOT": "0"}, repeat),
+                     "dot": irtensor_time(case, BF16, {"IRTENSOR_AMX": "0",
+                                                       "IRTENSOR_BF16_DOT": "1"}, repeat)
+                     if host.detected_bf16_dot() else None,
                      "f32": irtensor_time(case, np.dtype(np.float32), {}, repeat),
                      "numpy": numpy_time(case, repeat)}
             if torch is not None:
@@ -173,7 +177,7 @@ def table(threads: int, torch: Any, repeat: int) -> None:
                 times["torch f32"] = torch_time(torch, case, torch.float32, repeat)
             cells = [f"{1e3 * t:.2f} ms ({case.flops / t / 1e9:.0f} GFLOP/s)"
                      if (t := times.get(k)) is not None else "-"
-                     for k in ("bf16", "no amx", "no dot", "f32", "torch bf16", "torch f32",
+                     for k in ("bf16", "no amx", "dot", "f32", "torch bf16", "torch f32",
                                "numpy")]
             ratio = times["torch bf16"] / times["bf16"] if "torch bf16" in times else None
             cells.append(f"{ratio:.2f}" if ratio is not None else "-")
@@ -197,7 +201,7 @@ def main() -> None:
         torch = None
     if not args.no_heading:
         print(f"bf16 matmul, conv2d and MLP; {cpu_heading()}; irtensor's bf16 dot "
-              f"{'on (vdpbf16ps)' if host.bf16_dot() else 'off (no AVX512-BF16)'}, AMX tiles "
+              f"{'on (vdpbf16ps)' if host.bf16_dot() else 'off'}, AMX tiles "
               f"{'on' if host.amx() else 'off (no AMX)'}; torch "
               f"{torch.__version__ if torch is not None else 'not installed'}", flush=True)
     counts = [int(t) for t in args.threads.split(",")]

@@ -156,6 +156,18 @@ def test_the_dot_op_verifies_its_shapes() -> None:
         DotBF16Op(block12.args[0], block12.args[1], block12.args[1]).verify()
 
 
+def test_the_default_is_the_dot_where_it_pays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unset, IRTENSOR_BF16_DOT follows `bf16_dot_pays`: only a host with the instruction,
+    and not one of the Intel cores (with AMX) where widening measured faster."""
+    monkeypatch.delenv("IRTENSOR_BF16_DOT", raising=False)
+    assert host.bf16_dot() == host.bf16_dot_pays()
+    assert not host.bf16_dot_pays() or host.detected_bf16_dot()
+    import llvmlite.binding as llvm
+
+    if llvm.get_host_cpu_features().get("amx-tile"):
+        assert not host.bf16_dot_pays()
+
+
 def test_the_compiled_kernel_cache_tells_the_settings_apart(
         monkeypatch: pytest.MonkeyPatch) -> None:
     keys = set()

@@ -58,14 +58,32 @@ def detected_bf16_dot() -> bool:
         return False
 
 
+@functools.cache
+def bf16_dot_pays() -> bool:
+    """Whether the host's `vdpbf16ps` beats widening to f32 and FMAs: it has the
+    instruction and no AMX. Measured (bench/bf16.py, one thread): on AMD Zen 4 and 5,
+    which issue two `vdpbf16ps` a cycle, a bf16 matmul 1024^3 ran at 384 GFLOP/s on the
+    dot against 234 widened; on an Intel Xeon with AMX (Emerald Rapids), which issues
+    one, the dot's pairing shuffles made it slower everywhere: matmul 101 against 142,
+    conv2d 58 against 92, the MLP 51 against 101 GFLOP/s. AMX marks the Intel cores that
+    have both (Sapphire Rapids and later); their matmuls take the tiles anyway."""
+    try:
+        import llvmlite.binding as llvm
+
+        features = llvm.get_host_cpu_features()
+    except Exception:
+        return False
+    return detected_bf16_dot() and not features.get("amx-tile")
+
+
 def bf16_dot() -> bool:
     """Whether a bf16 matmul's or conv's register block multiplies on `vdpbf16ps`
-    (`x86vector.avx512.dot`): `IRTENSOR_BF16_DOT` (0 or 1), else the host's. With it
-    off, the block widens bf16 to f32 and multiplies on FMAs (the same products,
-    summed in another order)."""
+    (`x86vector.avx512.dot`): `IRTENSOR_BF16_DOT` (0 or 1), else where it pays on the
+    host (`bf16_dot_pays`). With it off, the block widens bf16 to f32 and multiplies on
+    FMAs (the same products, summed in another order)."""
     value = os.environ.get("IRTENSOR_BF16_DOT", "").strip()
     if not value:
-        return detected_bf16_dot()
+        return bf16_dot_pays()
     if value not in ("0", "1"):
         raise ValueError(f"IRTENSOR_BF16_DOT must be 0 or 1; got {value!r}")
     return value == "1"
@@ -123,6 +141,6 @@ def lowering_key() -> str:
     return f"vector-bytes={vector_bytes()} bf16-dot={int(bf16_dot())} amx={int(amx())}"
 
 
-__all__ = ["VECTOR_BYTES_CHOICES", "amx", "bf16_dot", "cpu_description", "detected_amx",
-           "detected_bf16_dot", "detected_vector_bytes", "enable_tile_data", "lowering_key",
-           "vector_bytes"]
+__all__ = ["VECTOR_BYTES_CHOICES", "amx", "bf16_dot", "bf16_dot_pays", "cpu_description",
+           "detected_amx", "detected_bf16_dot", "detected_vector_bytes", "enable_tile_data",
+           "lowering_key", "vector_bytes"]
