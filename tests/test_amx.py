@@ -167,3 +167,18 @@ def test_the_compiled_kernel_cache_tells_the_settings_apart(
     monkeypatch.setenv("IRTENSOR_AMX", "on")
     with pytest.raises(ValueError, match="0 or 1"):
         host.amx()
+
+
+def test_kernels_on_tiles_compile_at_o2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """O3 unrolls the copies and the epilogue loops for nothing (twice the compile time,
+    the same run time): a module with tile products compiles at O2, others at O3."""
+    from irtensor.passes.llvm import jit
+
+    monkeypatch.setenv("IRTENSOR_AMX", "1")
+    tiles = ir.parse(loops(matmul_module(32, 64, 32)))
+    plain = ir.parse(loops(matmul_module(32, 64, 32, "f32")))
+    assert jit.opt_level_for(jit.llvm_ir(tiles)) == 2
+    assert jit.opt_level_for(jit.llvm_ir(plain)) == 3
+    assert jit.compile_module(plain).opt_level == 3
+    if NO_AMX is None:
+        assert jit.compile_module(tiles).opt_level == 2
