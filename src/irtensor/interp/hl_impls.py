@@ -44,10 +44,13 @@ def _rsqrt(x: Array) -> Array:
 
 
 def array_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """numpy's array power (C99's special cases: (-inf) ** 0.5 is inf); numpy's 0-d
-    power takes another path that gives nan there, so rank 0 goes through rank 1."""
-    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
-    return np.power(np.atleast_1d(a), np.atleast_1d(b)).reshape(shape)
+    """numpy's elementwise array power (C99's special cases: (-inf) ** 0.5 is inf). numpy
+    takes another path for a 0-d operand or one broadcast from a single element (x ** 0.5
+    as a square root) that gives nan there, so both go in as whole arrays of the result's
+    shape."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b)) or (1,)
+    x, y = (np.broadcast_to(np.atleast_1d(v), shape).copy() for v in (a, b))
+    return np.power(x, y).reshape(np.broadcast_shapes(np.shape(a), np.shape(b)))
 
 
 def _sigmoid(x: Array) -> Array:
