@@ -182,3 +182,17 @@ def test_kernels_on_tiles_compile_at_o2(monkeypatch: pytest.MonkeyPatch) -> None
     assert jit.compile_module(plain).opt_level == 3
     if NO_AMX is None:
         assert jit.compile_module(tiles).opt_level == 2
+
+
+def test_a_forced_tile_kernel_is_refused_where_the_cpu_has_no_tiles(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """IRTENSOR_AMX=1 on a host without AMX builds kernels it cannot run: compiling one
+    raises a clear error instead of LLVM stopping the process (or SIGILL at the call)."""
+    from irtensor.passes.llvm import jit
+
+    monkeypatch.setenv("IRTENSOR_AMX", "1")
+    tiles = ir.parse(loops(matmul_module(32, 64, 32)))
+    target = jit.host_target()
+    monkeypatch.setattr(type(target), "has", lambda self, feature: not feature.startswith("amx"))
+    with pytest.raises(NotImplementedError, match="AMX tiles"):
+        jit.compile_module(tiles)

@@ -438,6 +438,23 @@ def _check_half(text: str) -> None:
                                   "compiler-rt's half conversions, which the JIT lacks)")
 
 
+def _check_tiles(text: str) -> None:
+    """A kernel on AMX's tiles (`IRTENSOR_AMX=1` forces them) only where the CPU has them
+    and Linux lets this process use them: LLVM would stop the process on the intrinsics
+    it cannot select, and a tile instruction without the permission dies of SIGILL."""
+    if "llvm.x86.tdpbf16ps" not in text and "llvm.x86.ldtilecfg" not in text:
+        return
+    from irtensor.tile_state import enable_tile_data
+
+    t = host_target()
+    if not (t.has("amx-tile") and t.has("amx-bf16")):
+        raise NotImplementedError("this kernel multiplies on AMX tiles (IRTENSOR_AMX=1), "
+                                  "which this CPU does not have; unset IRTENSOR_AMX")
+    if not enable_tile_data():
+        raise NotImplementedError("this kernel multiplies on AMX tiles, and Linux refused "
+                                  "this process their state (arch_prctl); set IRTENSOR_AMX=0")
+
+
 def compile_module(module: ModuleOp | str, *, opt_level: int | None = None,
                    vector_width: int | None = -1, kernels_only: bool | None = None,
                    ) -> JitModule:
@@ -478,6 +495,7 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
     if vector_width == -1:
         vector_width = host_target().default_vector_width()
     _check_half(text)
+    _check_tiles(text)
 
     def compile_text() -> JitModule:
         with _LOCK:  # llvmlite's module parsing and pass managers share LLVM's global context
