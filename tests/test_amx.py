@@ -196,3 +196,18 @@ def test_a_forced_tile_kernel_is_refused_where_the_cpu_has_no_tiles(
     monkeypatch.setattr(type(target), "has", lambda self, feature: not feature.startswith("amx"))
     with pytest.raises(NotImplementedError, match="AMX tiles"):
         jit.compile_module(tiles)
+
+
+def test_debug_3_says_a_kernel_runs_on_tiles(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import irtensor
+
+    device = on("llvm-amx", monkeypatch)
+    a = np.ones((64, 64), BF16)
+    with irtensor.Context(debug=3):
+        (Tensor(a, device=device) @ Tensor(a, device=device)).numpy()
+        (Tensor(a.astype(np.float32), device=device)
+         @ Tensor(a.astype(np.float32), device=device)).numpy()
+    lines = [line for line in capsys.readouterr().err.splitlines() if "    schedule" in line]
+    assert any(line.endswith("; on AMX tiles, LLVM O2") for line in lines)
+    assert any(line.endswith(">, LLVM O3") for line in lines)

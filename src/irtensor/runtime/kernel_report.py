@@ -26,7 +26,8 @@ def report(op: KernelOp, kernel: CompiledKernel, args: Sequence[np.ndarray], out
         f"{points * body_ops / seconds / 1e9:8.2f} GFLOP/s {moved / seconds / 1e9:8.2f} GB/s\n"
     )
     if level >= 3 and op.schedule is not None:
-        sys.stderr.write(f"    schedule {op.schedule}\n")
+        tiles = "; on AMX tiles" if "llvm.x86.tdpbf16ps" in kernel.jit.llvm_ir else ""
+        sys.stderr.write(f"    schedule {op.schedule}{tiles}, LLVM O{kernel.jit.opt_level}\n")
     if level >= 4:
         sys.stderr.write(kernel.jit.llvm_ir + "\n")
     if level >= 5:
