@@ -126,40 +126,34 @@ class TileZeroOp(IRDLOperation):
         _check_tile(self.tile, self.name)
 
 
+class _TileRowsOp(IRDLOperation):
+    """A tile's 16 rows and `buffer[row + i, 0]`, i = 0..15 (a load or a store)."""
+
+    tile = prop_def(IntegerAttr[I64])
+    buffer = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    assembly_format = "$tile `,` $buffer `[` $row `]` attr-dict `:` type($buffer)"
+
+    def __init__(self, tile: int, buffer: SSAValue, row: SSAValue):
+        super().__init__(operands=[buffer, row], properties={"tile": _tile(tile, self.name)})
+
+    def verify_(self) -> None:
+        _check_tile(self.tile, self.name)
+        _check_rows(self.buffer, self.name)
+
+
 @irdl_op_definition
-class TileLoadOp(IRDLOperation):
+class TileLoadOp(_TileRowsOp):
     """tileloadd: the tile's rows from `buffer[row + i, 0]`, i = 0..15."""
 
     name = "amx.tile_load"
-    tile = prop_def(IntegerAttr[I64])
-    buffer = operand_def(MemRefType)
-    row = operand_def(IndexType)
-    assembly_format = "$tile `,` $buffer `[` $row `]` attr-dict `:` type($buffer)"
-
-    def __init__(self, tile: int, buffer: SSAValue, row: SSAValue):
-        super().__init__(operands=[buffer, row], properties={"tile": _tile(tile, self.name)})
-
-    def verify_(self) -> None:
-        _check_tile(self.tile, self.name)
-        _check_rows(self.buffer, self.name)
 
 
 @irdl_op_definition
-class TileStoreOp(IRDLOperation):
+class TileStoreOp(_TileRowsOp):
     """tilestored: the tile's rows to `buffer[row + i, 0]`, i = 0..15."""
 
     name = "amx.tile_store"
-    tile = prop_def(IntegerAttr[I64])
-    buffer = operand_def(MemRefType)
-    row = operand_def(IndexType)
-    assembly_format = "$tile `,` $buffer `[` $row `]` attr-dict `:` type($buffer)"
-
-    def __init__(self, tile: int, buffer: SSAValue, row: SSAValue):
-        super().__init__(operands=[buffer, row], properties={"tile": _tile(tile, self.name)})
-
-    def verify_(self) -> None:
-        _check_tile(self.tile, self.name)
-        _check_rows(self.buffer, self.name)
 
 
 @irdl_op_definition

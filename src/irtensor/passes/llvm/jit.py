@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from irtensor import dtypes
+from irtensor.passes.llvm.host_checks import check_host_can_run
 from irtensor.passes.llvm.lowering import ARG_TYPES_ATTR, KERNEL_ATTR, WRITTEN_ATTR
 
 if TYPE_CHECKING:
@@ -431,30 +432,6 @@ def _check_symbols(ref: Any) -> None:
             raise RuntimeError(f"the module calls @{fn.name}, which this process lacks")
 
 
-def _check_half(text: str) -> None:
-    t = host_target()
-    if t.triple.startswith("x86_64") and re.search(r"\bhalf\b", text) and not t.has("f16c"):
-        raise NotImplementedError("f16 kernels need a CPU with F16C (LLVM would call "
-                                  "compiler-rt's half conversions, which the JIT lacks)")
-
-
-def _check_tiles(text: str) -> None:
-    """A kernel on AMX's tiles (`IRTENSOR_AMX=1` forces them) only where the CPU has them
-    and Linux lets this process use them: LLVM would stop the process on the intrinsics
-    it cannot select, and a tile instruction without the permission dies of SIGILL."""
-    if "llvm.x86.tdpbf16ps" not in text and "llvm.x86.ldtilecfg" not in text:
-        return
-    from irtensor.tile_state import enable_tile_data
-
-    t = host_target()
-    if not (t.has("amx-tile") and t.has("amx-bf16")):
-        raise NotImplementedError("this kernel multiplies on AMX tiles (IRTENSOR_AMX=1), "
-                                  "which this CPU does not have; unset IRTENSOR_AMX")
-    if not enable_tile_data():
-        raise NotImplementedError("this kernel multiplies on AMX tiles, and Linux refused "
-                                  "this process their state (arch_prctl); set IRTENSOR_AMX=0")
-
-
 def compile_module(module: ModuleOp | str, *, opt_level: int | None = None,
                    vector_width: int | None = -1, kernels_only: bool | None = None,
                    ) -> JitModule:
@@ -494,8 +471,7 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
     level = opt_level if opt_level is not None else opt_level_for(text)
     if vector_width == -1:
         vector_width = host_target().default_vector_width()
-    _check_half(text)
-    _check_tiles(text)
+    check_host_can_run(text, host_target())
 
     def compile_text() -> JitModule:
         with _LOCK:  # llvmlite's module parsing and pass managers share LLVM's global context

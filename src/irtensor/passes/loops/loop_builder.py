@@ -17,7 +17,7 @@ The pieces, each a short method:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf, vector
@@ -197,6 +197,20 @@ class KernelFunction:
         self.at.insert(scf.YieldOp(*carried))
         self.at = outer
         return list(for_op.results)
+
+    def loop(self, lower: SSAValue, upper: SSAValue, step: int,
+             body: Callable[[SSAValue], None], name: str) -> None:
+        """`scf.for %name = lower to upper step step` around what `body` builds at its
+        index (no iter_args: a loop of copies or stores)."""
+        block = Block(arg_types=[IndexType()])
+        block.args[0].name_hint = name
+        self.at.insert(scf.ForOp(lower, upper, self.index(step), [], block))
+        outer, self.at = self.at, Builder(InsertPoint.at_end(block))
+        try:
+            body(block.args[0])
+            self.at.insert(scf.YieldOp())
+        finally:
+            self.at = outer
 
     # ------------------------------------------------------------------ kernel shapes
 

@@ -37,19 +37,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseArrayBase,
-    IndexType,
     MemRefType,
     VectorType,
     f32,
     i64,
 )
-from xdsl.ir import Block, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.ir import SSAValue
 
 from irtensor.dialects.amx import (
     ROW_BYTES,
@@ -307,16 +304,7 @@ class TileBlock:
 
     def loop(self, lower: SSAValue, upper: SSAValue, step: int,
              body: Callable[[SSAValue], None], name: str) -> None:
-        kf = self.kf
-        block = Block(arg_types=[IndexType()])
-        block.args[0].name_hint = name
-        kf.at.insert(scf.ForOp(lower, upper, kf.index(step), [], block))
-        outer, kf.at = kf.at, Builder(InsertPoint.at_end(block))
-        try:
-            body(block.args[0])
-            kf.at.insert(scf.YieldOp())
-        finally:
-            kf.at = outer
+        self.kf.loop(lower, upper, step, body, name)
 
     def add(self, value: SSAValue, k: int) -> SSAValue:
         return value if k == 0 else self.kf.emit(arith.AddiOp(value, self.kf.index(k)))

@@ -42,14 +42,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
-    IndexType,
     IntegerAttr,
     MemRefType,
     VectorType,
@@ -414,15 +413,7 @@ class VectorRows:
         """`scf.for %lane = 0 to width` around what `body` builds: a few ops a row where
         the lanes one by one were a hundred (LLVM unrolls the loop again)."""
         kf = self.kf
-        block = Block(arg_types=[IndexType()])
-        block.args[0].name_hint = "lane"
-        kf.at.insert(scf.ForOp(kf.index(0), kf.index(width), kf.index(1), [], block))
-        outer, kf.at = kf.at, Builder(InsertPoint.at_end(block))
-        try:
-            body(block.args[0])
-            kf.at.insert(scf.YieldOp())
-        finally:
-            kf.at = outer
+        kf.loop(kf.index(0), kf.index(width), 1, body, "lane")
 
     def lane_index(self, start: SSAValue, step: int, lane: SSAValue) -> SSAValue:
         kf = self.kf
