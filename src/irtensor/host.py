@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 
 from irtensor.tile_state import enable_tile_data
 
@@ -21,13 +22,36 @@ VECTOR_BYTES_CHOICES = (16, 32, 64)
 
 
 @functools.cache
-def detected_vector_bytes() -> int:
-    """64 with AVX-512F, 32 with AVX, else 16, from LLVM's reading of the host CPU."""
+def host_features() -> dict[str, bool] | None:
+    """LLVM's reading of the host CPU's features ("avx512f": True, ...), or None without
+    llvmlite or where the host LLVM cannot describe it."""
     try:
         import llvmlite.binding as llvm
 
-        features = llvm.get_host_cpu_features()
-    except Exception:  # no llvmlite, or a host LLVM cannot describe: the widest
+        return dict(llvm.get_host_cpu_features())
+    except Exception:
+        return None
+
+
+def _has(feature: str) -> bool:
+    return bool((host_features() or {}).get(feature))
+
+
+def _switch(name: str, default: Callable[[], bool]) -> bool:
+    """Environment variable `name` (0 or 1), else what `default` says."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default()
+    if value not in ("0", "1"):
+        raise ValueError(f"{name} must be 0 or 1; got {value!r}")
+    return value == "1"
+
+
+@functools.cache
+def detected_vector_bytes() -> int:
+    """64 with AVX-512F, 32 with AVX, else 16, from LLVM's reading of the host CPU."""
+    features = host_features()
+    if features is None:  # no llvmlite, or a host LLVM cannot describe: the widest
         return 64
     if features.get("avx512f"):
         return 64
@@ -47,15 +71,9 @@ def vector_bytes() -> int:
     return int(value)
 
 
-@functools.cache
 def detected_bf16_dot() -> bool:
     """Whether the host has AVX512-BF16's `vdpbf16ps` (LLVM's feature `avx512bf16`)."""
-    try:
-        import llvmlite.binding as llvm
-
-        return bool(llvm.get_host_cpu_features().get("avx512bf16"))
-    except Exception:
-        return False
+    return _has("avx512bf16")
 
 
 @functools.cache
@@ -67,13 +85,7 @@ def bf16_dot_pays() -> bool:
     one, the dot's pairing shuffles made it slower everywhere: matmul 101 against 142,
     conv2d 58 against 92, the MLP 51 against 101 GFLOP/s. AMX marks the Intel cores that
     have both (Sapphire Rapids and later); their matmuls take the tiles anyway."""
-    try:
-        import llvmlite.binding as llvm
-
-        features = llvm.get_host_cpu_features()
-    except Exception:
-        return False
-    return detected_bf16_dot() and not features.get("amx-tile")
+    return detected_bf16_dot() and not _has("amx-tile")
 
 
 def bf16_dot() -> bool:
@@ -81,37 +93,21 @@ def bf16_dot() -> bool:
     (`x86vector.avx512.dot`): `IRTENSOR_BF16_DOT` (0 or 1), else where it pays on the
     host (`bf16_dot_pays`). With it off, the block widens bf16 to f32 and multiplies on
     FMAs (the same products, summed in another order)."""
-    value = os.environ.get("IRTENSOR_BF16_DOT", "").strip()
-    if not value:
-        return bf16_dot_pays()
-    if value not in ("0", "1"):
-        raise ValueError(f"IRTENSOR_BF16_DOT must be 0 or 1; got {value!r}")
-    return value == "1"
+    return _switch("IRTENSOR_BF16_DOT", bf16_dot_pays)
 
 
 @functools.cache
 def detected_amx() -> bool:
     """Whether the host has AMX's tiles and bf16 products (LLVM's `amx-tile`, `amx-bf16`)
     and Linux lets this process use them."""
-    try:
-        import llvmlite.binding as llvm
-
-        features = llvm.get_host_cpu_features()
-    except Exception:
-        return False
-    return bool(features.get("amx-tile") and features.get("amx-bf16")) and enable_tile_data()
+    return _has("amx-tile") and _has("amx-bf16") and enable_tile_data()
 
 
 def amx() -> bool:
     """Whether a bf16 matmul multiplies on AMX's tiles (`tdpbf16ps`, `passes/loops/
     tile_block.py`): `IRTENSOR_AMX` (0 or 1), else the host's (`detected_amx`). 1 on a
     host without the tiles builds kernels that only a host with them can run."""
-    value = os.environ.get("IRTENSOR_AMX", "").strip()
-    if not value:
-        return detected_amx()
-    if value not in ("0", "1"):
-        raise ValueError(f"IRTENSOR_AMX must be 0 or 1; got {value!r}")
-    return value == "1"
+    return _switch("IRTENSOR_AMX", detected_amx)
 
 
 def cpu_description() -> str:
@@ -143,4 +139,4 @@ def lowering_key() -> str:
 
 __all__ = ["VECTOR_BYTES_CHOICES", "amx", "bf16_dot", "bf16_dot_pays", "cpu_description",
            "detected_amx", "detected_bf16_dot", "detected_vector_bytes", "enable_tile_data",
-           "lowering_key", "vector_bytes"]
+           "host_features", "lowering_key", "vector_bytes"]

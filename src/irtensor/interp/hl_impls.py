@@ -48,9 +48,9 @@ def array_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     takes another path for a 0-d operand or one broadcast from a single element (x ** 0.5
     as a square root) that gives nan there, so both go in as whole arrays of the result's
     shape."""
-    shape = np.broadcast_shapes(np.shape(a), np.shape(b)) or (1,)
-    x, y = (np.broadcast_to(np.atleast_1d(v), shape).copy() for v in (a, b))
-    return np.power(x, y).reshape(np.broadcast_shapes(np.shape(a), np.shape(b)))
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    x, y = (np.broadcast_to(np.atleast_1d(v), shape or (1,)).copy() for v in (a, b))
+    return np.power(x, y).reshape(shape)
 
 
 def _sigmoid(x: Array) -> Array:

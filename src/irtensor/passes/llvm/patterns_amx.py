@@ -43,23 +43,12 @@ def config_bytes(shapes: list[tuple[int, int]]) -> list[int]:
     return config
 
 
-def _call(e: Emitter, name: str, args: list[SSAValue]) -> None:
-    e.insert(llvm.CallIntrinsicOp(name, args, []))
-
-
-def _tile(e: Emitter, number: int) -> SSAValue:
-    return e.int_const(number, i8)
-
-
-def _row_address(e: Emitter, buffer: SSAValue, row: SSAValue) -> tuple[SSAValue, SSAValue]:
+def _row_address(e: Emitter, buffer: SSAValue, row: SSAValue) -> list[SSAValue]:
+    """&buffer[row, 0] and the buffer's row in bytes (the tile's stride)."""
     t = buffer.type
     assert isinstance(t, MemRefType)
     stride = t.get_shape()[1] * byte_size(t.element_type)
-    return element_pointer(e, buffer, [row, e.int_const(0)]), e.int_const(stride)
-
-
-def _done(rewriter: PatternRewriter, op: Operation) -> None:
-    rewriter.erase(op)
+    return [element_pointer(e, buffer, [row, e.int_const(0)]), e.int_const(stride)]
 
 
 class TileConfigToLLVM(RewritePattern):
@@ -73,65 +62,40 @@ class TileConfigToLLVM(RewritePattern):
         value = e.constant(DenseIntOrFPElementsAttr.from_list(
             block, [b - 256 if b > 127 else b for b in config_bytes(op.tile_shapes())]), block)
         e.insert(llvm.StoreOp(value, slot, alignment=CONFIG_BYTES))
-        _call(e, "llvm.x86.ldtilecfg", [slot])
-        _done(rewriter, op)
+        e.insert(llvm.CallIntrinsicOp("llvm.x86.ldtilecfg", [slot], []))
+        rewriter.erase(op)
 
 
-class TileReleaseToLLVM(RewritePattern):
-    op_types = (TileReleaseOp,)
+TileOp = TileZeroOp | TileLoadOp | TileStoreOp | TileDotBF16Op | TileReleaseOp
+INTRINSICS: dict[type[Operation], str] = {
+    TileZeroOp: "llvm.x86.tilezero", TileLoadOp: "llvm.x86.tileloadd64",
+    TileStoreOp: "llvm.x86.tilestored64", TileDotBF16Op: "llvm.x86.tdpbf16ps",
+    TileReleaseOp: "llvm.x86.tilerelease",
+}
+
+
+class TileOpToLLVM(RewritePattern):
+    """The other tile ops: their intrinsic, the tile numbers first (i8 immediates), then
+    a load's or store's address and stride."""
+
+    op_types = tuple(INTRINSICS)
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: TileReleaseOp, rewriter: PatternRewriter) -> None:
-        _call(Emitter(rewriter, op), "llvm.x86.tilerelease", [])
-        _done(rewriter, op)
-
-
-class TileZeroToLLVM(RewritePattern):
-    op_types = (TileZeroOp,)
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: TileZeroOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: TileOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
-        _call(e, "llvm.x86.tilezero", [_tile(e, op.tile.value.data)])
-        _done(rewriter, op)
-
-
-class TileLoadToLLVM(RewritePattern):
-    op_types = (TileLoadOp,)
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: TileLoadOp, rewriter: PatternRewriter) -> None:
-        e = Emitter(rewriter, op)
-        address, stride = _row_address(e, op.buffer, op.row)
-        _call(e, "llvm.x86.tileloadd64", [_tile(e, op.tile.value.data), address, stride])
-        _done(rewriter, op)
-
-
-class TileStoreToLLVM(RewritePattern):
-    op_types = (TileStoreOp,)
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: TileStoreOp, rewriter: PatternRewriter) -> None:
-        e = Emitter(rewriter, op)
-        address, stride = _row_address(e, op.buffer, op.row)
-        _call(e, "llvm.x86.tilestored64", [_tile(e, op.tile.value.data), address, stride])
-        _done(rewriter, op)
-
-
-class TileDotBF16ToLLVM(RewritePattern):
-    op_types = (TileDotBF16Op,)
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: TileDotBF16Op, rewriter: PatternRewriter) -> None:
-        e = Emitter(rewriter, op)
-        tiles = [_tile(e, t.value.data) for t in (op.acc, op.a, op.b)]
-        _call(e, "llvm.x86.tdpbf16ps", tiles)
-        _done(rewriter, op)
+        if isinstance(op, TileDotBF16Op):
+            tiles = [op.acc, op.a, op.b]
+        else:
+            tiles = [] if isinstance(op, TileReleaseOp) else [op.tile]
+        args = [e.int_const(t.value.data, i8) for t in tiles]
+        if isinstance(op, TileLoadOp | TileStoreOp):
+            args += _row_address(e, op.buffer, op.row)
+        e.insert(llvm.CallIntrinsicOp(INTRINSICS[type(op)], args, []))
+        rewriter.erase(op)
 
 
 def amx_patterns() -> list[RewritePattern]:
-    return [TileConfigToLLVM(), TileReleaseToLLVM(), TileZeroToLLVM(), TileLoadToLLVM(),
-            TileStoreToLLVM(), TileDotBF16ToLLVM()]
+    return [TileConfigToLLVM(), TileOpToLLVM()]
 
 
 __all__ = ["amx_patterns", "config_bytes"]

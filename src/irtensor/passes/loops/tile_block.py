@@ -34,7 +34,6 @@ other blocks do, in another order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref, vector
@@ -144,10 +143,10 @@ class TileBlock:
             stop = self.min(self.add(nt, self.column_block), end)
             self.pack_b(env, nt, stop)
             rows_first, rows_end = kf.point_range(self.row, env)
-            self.loop(rows_first, rows_end, 2 * TILE,
+            self.kf.loop(rows_first, rows_end, 2 * TILE,
                       lambda mb: self.row_block(env, mb, rows_end, nt, stop), "mb")
 
-        self.loop(first, end, self.column_block, column_block, "nt")
+        self.kf.loop(first, end, self.column_block, column_block, "nt")
 
     def row_block(self, env: Env, mb: SSAValue, rows_end: SSAValue, nt: SSAValue,
                   stop: SSAValue) -> None:
@@ -159,13 +158,13 @@ class TileBlock:
             chunk = kf.emit(arith.DivUIOp(self.sub(nb, nt), kf.index(TILE)))
             for c in C_TILES:
                 kf.at.insert(TileZeroOp(c))
-            self.loop(kf.index(0), kf.index(self.k_steps), 1,
+            self.kf.loop(kf.index(0), kf.index(self.k_steps), 1,
                       lambda kb: self.step(kb, chunk), "kb")
             for c in C_TILES:
                 kf.at.insert(TileStoreOp(c, self.stage, kf.index(TILE * c)))
             self.store(env, mb, nb, stop, valid)
 
-        self.loop(nt, stop, 2 * TILE, column_tiles, "nb")
+        self.kf.loop(nt, stop, 2 * TILE, column_tiles, "nb")
 
     def step(self, kb: SSAValue, chunk: SSAValue) -> None:
         """One k step of 32: A's two tiles, B's two, the four products."""
@@ -201,9 +200,9 @@ class TileBlock:
                              self.column: self.sum(self.scaled(nj, TILE), nb)}
                     self.rows.store_rows([total], [(point, TILE)], env)
 
-                self.loop(kf.index(0), chunks, 1, piece, "nj")
+                self.kf.loop(kf.index(0), chunks, 1, piece, "nj")
 
-            self.loop(kf.index(0), valid[mi], 1, row, "r")
+            self.kf.loop(kf.index(0), valid[mi], 1, row, "r")
 
     # ------------------------------------------------------------------ the copies
 
@@ -222,12 +221,12 @@ class TileBlock:
                     kf.at.insert(vector.StoreOp(values, self.a_pack, [at, kf.index(0)]))
 
                 whole = self.kf.sizes[self.k] // K_STEP
-                self.loop(kf.index(0), kf.index(whole), 1, piece, "kb")
+                self.kf.loop(kf.index(0), kf.index(whole), 1, piece, "kb")
                 if whole < self.k_steps:
                     self.a_tail({**env, self.row: m},
                                 self.sum(kf.index((mi * self.k_steps + whole) * TILE), r))
 
-            self.loop(kf.index(0), valid[mi], 1, row, "r")
+            self.kf.loop(kf.index(0), valid[mi], 1, row, "r")
 
     def a_tail(self, env: Env, at: SSAValue) -> None:
         """A row's last k (fewer than 32): zeros, then its elements one by one."""
@@ -240,7 +239,7 @@ class TileBlock:
             value = kf.read(self.a, {**env, self.k: k}, kf.sizes)
             kf.store(value, self.a_pack, [at, self.sub(k, kf.index(first))])
 
-        self.loop(kf.index(first), kf.index(self.kf.sizes[self.k]), 1, element, "k")
+        self.kf.loop(kf.index(first), kf.index(self.kf.sizes[self.k]), 1, element, "k")
 
     def pack_b(self, env: Env, nt: SSAValue, stop: SSAValue) -> None:
         """B's columns nt..stop in pairs of rows: chunk j's row k2 holds B[2 k2, n] and
@@ -265,7 +264,7 @@ class TileBlock:
                 kf.at.insert(vector.StoreOp(pairs, self.b_pack, [at, kf.index(0)]))
 
             size = self.kf.sizes[self.k]
-            self.loop(kf.index(0), kf.index(size // 2), 1, pair, "k2")
+            self.kf.loop(kf.index(0), kf.index(size // 2), 1, pair, "k2")
             zeros = kf.constant(0, VectorType(BFloat16Type(), [2 * TILE]))
             if size % 2:  # the last k's pairs with zeros
                 last = self.load_run(self.b, {**env, self.k: kf.index(size - 1),
@@ -280,9 +279,9 @@ class TileBlock:
                 at = self.sum(self.scaled(j, self.pairs()), k2)
                 kf.at.insert(vector.StoreOp(zeros, self.b_pack, [at, kf.index(0)]))
 
-            self.loop(kf.index(-(-size // 2)), kf.index(self.pairs()), 1, padding, "k2")
+            self.kf.loop(kf.index(-(-size // 2)), kf.index(self.pairs()), 1, padding, "k2")
 
-        self.loop(kf.index(0), chunks, 1, chunk, "chunk")
+        self.kf.loop(kf.index(0), chunks, 1, chunk, "chunk")
 
     def load_run(self, i: int, env: Env, run: VectorType) -> SSAValue:
         kf = self.kf
@@ -301,10 +300,6 @@ class TileBlock:
                                                       alignment=ROW_BYTES))
         buffer.memref.name_hint = name
         return buffer.memref
-
-    def loop(self, lower: SSAValue, upper: SSAValue, step: int,
-             body: Callable[[SSAValue], None], name: str) -> None:
-        self.kf.loop(lower, upper, step, body, name)
 
     def add(self, value: SSAValue, k: int) -> SSAValue:
         return value if k == 0 else self.kf.emit(arith.AddiOp(value, self.kf.index(k)))
