@@ -11,7 +11,8 @@ irtensor in f32, torch in bf16 (oneDNN) and f32, numpy in f32 (OpenBLAS; numpy h
 no bf16 BLAS). Best-of-N warm times with GFLOP/s; the last column is torch bf16's
 time over irtensor bf16's (> 1: irtensor is faster). Every bf16 result is checked
 against a float64 reference of the same bf16 inputs (within bf16 rounding). The
-heading records the CPU and its features.
+heading records the CPU and its features. After the one-thread table, the matmul kernels
+compiled at LLVM O2 and O3 side by side (compile and run times).
 """
 
 from __future__ import annotations
@@ -184,6 +185,36 @@ def table(threads: int, torch: Any, repeat: int) -> None:
             print(f"| {case.name} | " + " | ".join(cells) + " |", flush=True)
 
 
+def compile_levels(repeat: int) -> None:
+    """The bf16 matmul kernels compiled by LLVM at O2 and O3 side by side: compile time
+    and best run time of each, on one thread (the device compiles every kernel at O3)."""
+    import time
+
+    from irtensor import Tensor, ir
+    from irtensor.passes.llvm import jit
+
+    print("\nLLVM level of the bf16 matmul kernel (one thread)\n")
+    print("| case | O2 compile | O3 compile | O2 run | O3 run |")
+    print("|---|---|---|---|---|")
+    for case in cases()[:2]:
+        a, b = case.inputs
+        text = (Tensor(a) @ Tensor(b)).ir("loops")
+        module = ir.parse(text)
+        name = next(line.split("@")[1].split("(")[0] for line in text.splitlines()
+                    if "irtensor.kernel" in line)
+        out = np.empty((a.shape[0], b.shape[1]), BF16)
+        compile_s, run_s = {}, {}
+        for level in (2, 3):
+            start = time.perf_counter()
+            function = jit.compile_module(module, opt_level=level).function(name)
+            compile_s[level] = time.perf_counter() - start
+            args = (a, b, out, 0, a.shape[0])
+            run_s[level] = best(lambda f=function, args=args: f(*args), repeat)
+        print(f"| {case.name} | {1e3 * compile_s[2]:.0f} ms | "
+              f"{1e3 * compile_s[3]:.0f} ms | {1e3 * run_s[2]:.2f} ms | "
+              f"{1e3 * run_s[3]:.2f} ms |", flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
@@ -207,6 +238,8 @@ def main() -> None:
     counts = [int(t) for t in args.threads.split(",")]
     if len(counts) == 1:
         table(counts[0], torch, args.repeat)
+        if counts[0] == 1:
+            compile_levels(args.repeat)
         return
     # each thread count in a process of its own: a program compiled for one count is
     # remembered by the process and would run again under the next

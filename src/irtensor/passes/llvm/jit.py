@@ -432,7 +432,7 @@ def _check_symbols(ref: Any) -> None:
             raise RuntimeError(f"the module calls @{fn.name}, which this process lacks")
 
 
-def compile_module(module: ModuleOp | str, *, opt_level: int | None = None,
+def compile_module(module: ModuleOp | str, *, opt_level: int = 3,
                    vector_width: int | None = -1, kernels_only: bool | None = None,
                    ) -> JitModule:
     """Compile a module for the host CPU and JIT it.
@@ -441,21 +441,13 @@ def compile_module(module: ModuleOp | str, *, opt_level: int | None = None,
     dialect) or LLVM IR text. `vector_width` steers the preferred SIMD width
     (-1: 512 where AVX-512 exists; None: the CPU model's own preference).
     `kernels_only` (default: when the module has kernels) drops other functions.
-    `opt_level` (default: `opt_level_for` the module) is LLVM's 0-3.
     """
     return compile_module_later(module, None, opt_level=opt_level, vector_width=vector_width,
                                 kernels_only=kernels_only).result()
 
 
-def opt_level_for(text: str) -> int:
-    """LLVM's optimisation level for a module: 3, but 2 for kernels on AMX's tiles, whose
-    copy and epilogue loops O3 unrolls for nothing. Measured on a 1024^3 (2048^3) bf16
-    matmul: O3 compiled it in 213 (320) ms, O2 in 126 (127); both ran in 2.77 (16.3) ms."""
-    return 2 if "llvm.x86.tdpbf16ps" in text else 3
-
-
 def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
-                         opt_level: int | None = None, vector_width: int | None = -1,
+                         opt_level: int = 3, vector_width: int | None = -1,
                          kernels_only: bool | None = None) -> Future[JitModule]:
     """`compile_module`, with LLVM's share (optimising, machine code) run by `executor`
     (None: here, before returning). The lowering to LLVM IR text is Python and runs in
@@ -468,14 +460,13 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
         lowered = _clone_lowered(module, kernels_only)
         text, signatures = _export(lowered), _signatures(lowered)
     lowered_at = time.perf_counter()
-    level = opt_level if opt_level is not None else opt_level_for(text)
     if vector_width == -1:
         vector_width = host_target().default_vector_width()
     check_host_can_run(text, host_target())
 
     def compile_text() -> JitModule:
         with _LOCK:  # llvmlite's module parsing and pass managers share LLVM's global context
-            jit = _compile_text(text, signatures, level, vector_width)
+            jit = _compile_text(text, signatures, opt_level, vector_width)
         jit.timings["lower"] = lowered_at - start
         jit.timings["total"] = jit.timings["lower"] + jit.timings["optimize"] \
             + jit.timings["codegen"]
