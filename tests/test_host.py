@@ -50,5 +50,6 @@ def test_each_width_splits_a_row_sum_into_its_lanes(
     x = np.random.default_rng(1).standard_normal((2, 1 << 16)).astype(np.float32)
     out = Tensor(x, device="llvm").sum(axis=1)
     partial = out.schedule()[0].kernel
-    assert partial.sizes[-1] == 4 * width // 4  # four vectors of f32 lanes
+    # four vectors of f32 lanes with AVX-512's 32 registers, two with 16 (4 spilled on AVX2)
+    assert partial.sizes[-1] == (4 if width == 64 else 2) * width // 4
     np.testing.assert_allclose(out.numpy(), x.sum(axis=1), rtol=1e-5, atol=1e-4)

@@ -60,6 +60,12 @@ def detected_vector_bytes() -> int:
     return 16
 
 
+def vector_registers() -> int:
+    """The vector registers schedules count on: 32 with AVX-512 (64-byte vectors), else 16
+    (AVX2 and SSE; NEON's 32 are counted as 16, the safe side)."""
+    return 32 if vector_bytes() >= 64 else 16
+
+
 def vector_bytes() -> int:
     """The vector register width schedules are chosen for: `IRTENSOR_VECTOR_BYTES`, else
     the host's (`detected_vector_bytes`)."""
@@ -139,4 +145,4 @@ def lowering_key() -> str:
 
 __all__ = ["VECTOR_BYTES_CHOICES", "amx", "bf16_dot", "bf16_dot_pays", "cpu_description",
            "detected_amx", "detected_bf16_dot", "detected_vector_bytes", "enable_tile_data",
-           "host_features", "lowering_key", "vector_bytes"]
+           "host_features", "lowering_key", "vector_bytes", "vector_registers"]

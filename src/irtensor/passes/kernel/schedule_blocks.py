@@ -230,7 +230,7 @@ def within_registers(model: KernelModel, vector: int, unroll: int) -> int:
     accumulators are f32 (8 rows of 64 channels were all 32 registers, and spilled)."""
     width = host.vector_bytes()
     lanes = width // (model.accumulator_bytes or model.write.item_bytes)
-    registers = (32 if width >= 64 else 16) * ACCUMULATOR_SHARE
+    registers = host.vector_registers() * ACCUMULATOR_SHARE
     while vector > lanes and unroll * -(-vector // lanes) > registers:
         vector //= 2
     return vector

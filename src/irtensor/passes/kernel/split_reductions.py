@@ -44,7 +44,12 @@ from irtensor.passes.kernel.cost_model import model_of
 from irtensor.passes.kernel.views import simplify, substitute, substitute_constraint
 from irtensor.passes.registry import register_pass
 
-LANE_VECTORS = 4  # independent vector accumulators: enough to hide the add's latency
+# Independent vector accumulators per 16 vector registers: 2 hide the add's latency. The
+# lanes loop is unrolled and its accumulators kept in registers (as scalars where LLVM does
+# not pack them again): on a 16-register AVX2 CPU, 4 vectors (32 lanes) spilled, and a
+# 4096 x 4096 row sum took 13.1 ms against 5.7 with 2 (numpy 6.1); 32 AVX-512 registers
+# take 4 (64 lanes).
+LANE_VECTORS = 2
 
 
 @dataclass(frozen=True)
@@ -130,7 +135,8 @@ def _plan_lanes(kernel: KernelOp, strides: Sequence[int], item_bytes: int, index
     if options.lanes == 1:
         return None, 1
     vector_bytes = host.vector_bytes()
-    lanes = options.lanes or LANE_VECTORS * vector_bytes // item_bytes
+    lane_vectors = LANE_VECTORS * host.vector_registers() // 16
+    lanes = options.lanes or lane_vectors * vector_bytes // item_bytes
     for d in kernel.reduction_dims:
         size = kernel.sizes[d]
         if abs(strides[d]) != 1 or d in indexed:
