@@ -19,7 +19,6 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.interpreter import Interpreter
-from xdsl.interpreters.func import FuncFunctions
 
 from irtensor import dtypes, ir
 from irtensor.interp.hl_impls import HlFunctions
@@ -32,6 +31,11 @@ __all__ = ["HlFunctions", "KernelFunctions", "LlFunctions", "make_interpreter", 
 
 def make_interpreter(module: ModuleOp) -> Interpreter:
     """An xDSL interpreter over `module` that knows func, `hl`, `ll` and `kernel`."""
+    # Here, not at the top: the passes import this package for its numpy helpers, and
+    # `xdsl.interpreters` loads every interpreter xDSL has (riscv's dialect alone is about
+    # a third of `import irtensor`'s time).
+    from xdsl.interpreters.func import FuncFunctions
+
     interp = Interpreter(module)
     interp.register_implementations(FuncFunctions())
     interp.register_implementations(HlFunctions())
