@@ -4,6 +4,8 @@ giving the same results."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
@@ -53,3 +55,51 @@ def test_each_width_splits_a_row_sum_into_its_lanes(
     # four vectors of f32 lanes with AVX-512's 32 registers, two with 16 (4 spilled on AVX2)
     assert partial.sizes[-1] == (4 if width == 64 else 2) * width // 4
     np.testing.assert_allclose(out.numpy(), x.sum(axis=1), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize(("files", "want"), [
+    ({"index0": ("1", "Data", "32K"), "index2": ("2", "Unified", "512K"),
+      "index3": ("3", "Unified", "8192K")}, 512 << 10),
+    ({"index1": ("1", "Instruction", "64K"), "index2": ("2", "Unified", "2M")}, 2 << 20),
+    ({"index0": ("1", "Data", "48K")}, host.DEFAULT_L2_BYTES),         # no L2 described
+    ({"index2": ("2", "Unified", "lots")}, host.DEFAULT_L2_BYTES),     # unreadable size
+])
+def test_the_l2_size_is_read_from_sysfs(tmp_path: Path, files: dict[str, tuple[str, ...]],
+                                        want: int) -> None:
+    (tmp_path / "uevent").write_text("")
+    for index, (level, kind, size) in files.items():
+        (tmp_path / index).mkdir()
+        for name, text in (("level", level), ("type", kind), ("size", size)):
+            (tmp_path / index / name).write_text(text + "\n")
+    assert host.l2_bytes_from(str(tmp_path)) == want
+    assert host.l2_bytes_from(str(tmp_path / "missing")) == host.DEFAULT_L2_BYTES
+
+
+def test_without_the_l2_override_the_host_l2_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("IRTENSOR_L2_BYTES", raising=False)
+    assert host.l2_bytes() == host.detected_l2_bytes() == host.l2_bytes_from(host.CACHE_INFO)
+
+
+@pytest.mark.parametrize("bad", ["x", "1000", "-1"])
+def test_a_bad_l2_override_is_refused(monkeypatch: pytest.MonkeyPatch, bad: str) -> None:
+    monkeypatch.setenv("IRTENSOR_L2_BYTES", bad)
+    with pytest.raises(ValueError, match="IRTENSOR_L2_BYTES must be a byte count"):
+        host.l2_bytes()
+
+
+@pytest.mark.parametrize(("l2", "k_tile"), [(2 << 20, 512), (1 << 20, 512), (512 << 10, 256),
+                                            (256 << 10, 128)])
+def test_a_matmuls_reduction_tile_fits_half_the_l2(
+        monkeypatch: pytest.MonkeyPatch, l2: int, k_tile: int) -> None:
+    """B's tile (K tile x 256 columns of f32) takes at most half the L2; the result is the
+    same whatever the tile."""
+    monkeypatch.setenv("IRTENSOR_L2_BYTES", str(l2))
+    rng = np.random.default_rng(l2 % 97)
+    a = rng.standard_normal((12, 1100)).astype(np.float32)
+    b = rng.standard_normal((1100, 300)).astype(np.float32)
+    out = Tensor(a, device="llvm") @ Tensor(b, device="llvm")
+    [matmul] = [item.kernel for item in out.schedule()]
+    assert matmul.schedule is not None
+    assert max(matmul.schedule.values()["tiles"]) >= k_tile  # the columns' 256, or K's
+    assert k_tile in matmul.schedule.values()["tiles"]
+    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)

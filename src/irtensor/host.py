@@ -7,7 +7,9 @@ either (BLIS's 6x32 sgemm kernel on AVX-512, 6x16 on AVX2). AVX-512's block on a
 16-register AVX2 CPU is 24 registers' worth: measured there, a 1024^3 matmul took 101 ms
 against 60 with the host's block, and twice as long to compile. `IRTENSOR_VECTOR_BYTES`
 (16, 32 or 64) fixes the width: the test suite pins it, so that the schedules its lit
-files print do not depend on the machine.
+files print do not depend on the machine. The register blocks' cache tiles follow the L2
+size (`l2_bytes`, from Linux's sysfs; `IRTENSOR_L2_BYTES` fixes it, and the suite pins it
+too).
 """
 
 from __future__ import annotations
@@ -64,6 +66,55 @@ def vector_registers() -> int:
     """The vector registers schedules count on: 32 with AVX-512 (64-byte vectors), else 16
     (AVX2 and SSE; NEON's 32 are counted as 16, the safe side)."""
     return 32 if vector_bytes() >= 64 else 16
+
+
+DEFAULT_L2_BYTES = 1 << 20
+
+
+CACHE_INFO = "/sys/devices/system/cpu/cpu0/cache"
+
+
+@functools.cache
+def detected_l2_bytes() -> int:
+    """The first CPU's level-2 data (or unified) cache in bytes, from Linux's sysfs."""
+    return l2_bytes_from(CACHE_INFO)
+
+
+def l2_bytes_from(root: str) -> int:
+    """The level-2 data or unified cache a sysfs `cache` folder (`index0`, `index1`, ...
+    each with `level`, `type`, `size`) describes; DEFAULT_L2_BYTES where it cannot be read
+    (another OS, a container without sysfs)."""
+    try:
+        for index in sorted(e for e in os.listdir(root) if e.startswith("index")):
+            def read(name: str, index: str = index) -> str:
+                with open(os.path.join(root, index, name)) as f:
+                    return f.read().strip()
+
+            if read("level") == "2" and read("type") in ("Data", "Unified"):
+                return _size_in_bytes(read("size"))
+    except (OSError, ValueError):
+        pass
+    return DEFAULT_L2_BYTES
+
+
+def _size_in_bytes(text: str) -> int:
+    """sysfs's cache size ("512K", "2048K", "1M") in bytes."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    if text and text[-1].upper() in units:
+        return int(text[:-1]) * units[text[-1].upper()]
+    return int(text)
+
+
+def l2_bytes() -> int:
+    """The L2 cache the register blocks' tiles are sized for: `IRTENSOR_L2_BYTES`, else the
+    host's (`detected_l2_bytes`)."""
+    value = os.environ.get("IRTENSOR_L2_BYTES", "").strip()
+    if not value:
+        return detected_l2_bytes()
+    if not value.isdigit() or int(value) < 1 << 14:
+        raise ValueError(f"IRTENSOR_L2_BYTES must be a byte count of at least 16384; "
+                         f"got {value!r}")
+    return int(value)
 
 
 def vector_bytes() -> int:
@@ -140,9 +191,11 @@ def cpu_description() -> str:
 def lowering_key() -> str:
     """What of the host the lowering of a kernel depends on besides LLVM's target (for
     compiled-kernel cache keys)."""
-    return f"vector-bytes={vector_bytes()} bf16-dot={int(bf16_dot())} amx={int(amx())}"
+    return (f"vector-bytes={vector_bytes()} l2-bytes={l2_bytes()} bf16-dot={int(bf16_dot())} "
+            f"amx={int(amx())}")
 
 
-__all__ = ["VECTOR_BYTES_CHOICES", "amx", "bf16_dot", "bf16_dot_pays", "cpu_description",
-           "detected_amx", "detected_bf16_dot", "detected_vector_bytes", "enable_tile_data",
-           "host_features", "lowering_key", "vector_bytes", "vector_registers"]
+__all__ = ["CACHE_INFO", "DEFAULT_L2_BYTES", "VECTOR_BYTES_CHOICES", "amx", "bf16_dot",
+           "bf16_dot_pays", "cpu_description", "detected_amx", "detected_bf16_dot",
+           "detected_l2_bytes", "detected_vector_bytes", "enable_tile_data", "host_features",
+           "l2_bytes", "l2_bytes_from", "lowering_key", "vector_bytes", "vector_registers"]
