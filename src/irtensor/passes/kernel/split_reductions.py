@@ -238,9 +238,9 @@ class SplitReductions(ModulePass):
     `min-length`: reductions shorter than this (points per output element) are
     left alone. `chunks`: when the parallel space has fewer points than this,
     the reduction is cut into chunks until it has about this many (0: never).
-    `lanes`: lanes of the contiguous reduction dim (0: four of the host's vectors,
-    `irtensor.host`; 1: no lane split). `min-ratio`: the partial buffer must be at most 1/min-ratio
-    of the points the kernel reduces.
+    `lanes`: lanes of the contiguous reduction dim (0: two of the host's vectors per 16
+    vector registers, `irtensor.host`; 1: no lane split). `min-ratio`: the partial buffer
+    must be at most 1/min-ratio of the points the kernel reduces.
     """
 
     name = "split-reductions"
