@@ -232,8 +232,8 @@ def reduction_tile(item_bytes: int) -> int:
     """REDUCTION_TILE, halved (down to MIN_REDUCTION_TILE) while a tile of B, it by
     COLUMN_TILE elements of `item_bytes`, would take more than half the host's L2
     (`host.l2_bytes`): the other half holds the rows of A and the partial sums passing by."""
-    tile = REDUCTION_TILE
-    while tile > MIN_REDUCTION_TILE and tile * COLUMN_TILE * item_bytes > host.l2_bytes() // 2:
+    budget, tile = host.l2_bytes() // 2, REDUCTION_TILE
+    while tile > MIN_REDUCTION_TILE and tile * COLUMN_TILE * item_bytes > budget:
         tile //= 2
     return tile
 
