@@ -10,6 +10,7 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
+from conftest import device_param
 from irtensor import Tensor, host
 
 
@@ -45,12 +46,14 @@ def test_each_width_gives_its_register_block_and_the_same_matmul(
     np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("device", [device_param("llvm"), device_param("opencl")])
 @pytest.mark.parametrize("width", [16, 32, 64])
 def test_each_width_splits_a_row_sum_into_its_lanes(
-        monkeypatch: pytest.MonkeyPatch, width: int) -> None:
+        monkeypatch: pytest.MonkeyPatch, width: int, device: str) -> None:
+    """split-reductions runs for every device: each runs the lanes the host's width gives."""
     monkeypatch.setenv("IRTENSOR_VECTOR_BYTES", str(width))
     x = np.random.default_rng(1).standard_normal((2, 1 << 16)).astype(np.float32)
-    out = Tensor(x, device="llvm").sum(axis=1)
+    out = Tensor(x, device=device).sum(axis=1)
     partial = out.schedule()[0].kernel
     # four vectors of f32 lanes with AVX-512's 32 registers, two with 16 (4 spilled on AVX2)
     assert partial.sizes[-1] == (4 if width == 64 else 2) * width // 4
