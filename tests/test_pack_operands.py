@@ -121,3 +121,135 @@ def test_x_at_w_transposed_matches_numpy(device: str, shape: tuple[int, int, int
     packed = [k for k in out.schedule() if k.kernel.sym_name.data.startswith("pack_")]
     assert len(packed) == (1 if m >= 8 else 0)
     np.testing.assert_allclose(out.numpy(), x @ w.T + b, rtol=2e-5, atol=2e-5)
+
+
+@st.composite
+def padded_convs(draw: st.DrawFn) -> tuple[Program, bool]:
+    """A conv on a short map (channel-blocked: 32 or more output channels, rows shorter
+    than two 16-lane vectors), with padding, strides and dilations, its input padded
+    first with a value that may not be 0, and a relu; and whether the conv's read is a
+    window that runs off the input's edges (so pack-operands pads it)."""
+    n, ci = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    co = draw(st.sampled_from([32, 40]))
+    h, w = draw(st.integers(1, 9)), draw(st.integers(1, 9))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    stride, dilation = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    padding = draw(st.integers(0, 2))
+    pre = draw(st.integers(0, 1))
+    value = draw(st.sampled_from([0.0, -1.5]))
+    if h + 2 * (padding + pre) < dilation * (kh - 1) + 1 or \
+            w + 2 * (padding + pre) < dilation * (kw - 1) + 1:
+        padding += dilation * 2
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    x = rng.standard_normal((n, ci, h, w)).astype(np.float32)
+    weight = rng.standard_normal((co, ci, kh, kw)).astype(np.float32)
+    source = Tensor(x).pad(((0, 0), (0, 0), (pre, pre), (pre, pre)), value=value) if pre \
+        else Tensor(x)
+    out = source.conv2d(Tensor(weight), stride=stride, dilation=dilation,
+                        padding=padding).relu()
+    module = ir.parse(out.ir())
+    return Program(module, [x, weight]), padding > 0 or pre > 0
+
+
+@given(padded_convs())
+def test_padding_a_conv_window_keeps_the_result(case: tuple[Program, bool]) -> None:
+    program, _ = case
+    fused = program.module.clone()
+    Pipeline(HL_TO_KERNEL).run(fused)
+    after = assert_preserves_semantics("pack-operands", fused, program.inputs,
+                                       rtol=1e-5, atol=1e-5)
+    assert_reads_in_bounds(after)
+    for copy in [k for k in kernels(after) if k.sym_name.data.startswith("pad_")]:
+        [user] = [k for k in kernels(after) if copy.res in k.inputs]
+        assert not user.accesses[list(user.inputs).index(copy.res)].is_masked
+    Pipeline("cse,reorder-loops").run(after)
+    after.verify()
+
+
+def pads(module: ModuleOp) -> list[kernel.KernelOp]:
+    return [k for k in kernels(module) if k.sym_name.data.startswith("pad_")]
+
+
+def test_a_short_maps_padded_conv_reads_a_padded_copy() -> None:
+    x = Tensor(np.zeros((2, 16, 7, 7), np.float32))
+    out = x.conv2d(Tensor(np.zeros((32, 16, 3, 3), np.float32)), padding=1)
+    module = ir.parse(out.ir())
+    Pipeline(f"{HL_TO_KERNEL},pack-operands").run(module)
+    [copy] = pads(module)
+    assert copy.sizes == (2, 16, 9, 9)
+    off = ir.parse(out.ir())
+    Pipeline(f"{HL_TO_KERNEL},pack-operands{{pad-windows=false}}").run(off)
+    assert pads(off) == []
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+@pytest.mark.parametrize(("shape", "stride", "padding", "padded"), [
+    ((2, 16, 7, 7, 48, 3), 1, 1, True),   # ResNet's last stage: 3 x 3 on a 7 x 7 map
+    ((1, 3, 20, 20, 32, 7), 2, 3, True),  # its stem: 7 x 7, stride 2
+    ((1, 5, 5, 9, 40, 3), 1, 1, True),    # a tail of channels
+    ((1, 5, 5, 9, 40, 3), 1, 2, False),   # 9 x 13 of 5 x 9: more than MAX_GROWTH, masked
+])
+def test_padded_windows_match_numpy(device: str, shape: tuple[int, ...], stride: int,
+                                    padding: int, padded: bool) -> None:
+    n, ci, h, w, co, k = shape
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((n, ci, h, w)).astype(np.float32)
+    weight = rng.standard_normal((co, ci, k, k)).astype(np.float32)
+    bias = rng.standard_normal(co).astype(np.float32)
+    out = Tensor(x, device=device).conv2d(Tensor(weight, device=device),
+                                          Tensor(bias, device=device), stride=stride,
+                                          padding=padding).relu()
+    assert any(k.kernel.sym_name.data.startswith("pad_") for k in out.schedule()) == padded
+    np.testing.assert_allclose(out.numpy(), np.maximum(conv2d_reference(
+        x, weight, stride, padding) + bias[:, None, None], 0), rtol=2e-5, atol=2e-5)
+
+
+def conv2d_reference(x: np.ndarray, weight: np.ndarray, stride: int, padding: int
+                     ) -> np.ndarray:
+    """Cross-correlation in float64, as torch's conv2d computes it."""
+    padded = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (padding,) * 2, (padding,) * 2))
+    co, _, kh, kw = weight.shape
+    oh = (padded.shape[2] - kh) // stride + 1
+    ow = (padded.shape[3] - kw) // stride + 1
+    out = np.zeros((x.shape[0], co, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            window = padded[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride]
+            out += np.einsum("nchw,oc->nohw", window, weight[:, :, i, j].astype(np.float64))
+    return out
+
+
+WINDOW = ("#kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> "
+          "(d0, d3, ((d4 + d6) + -1), ((d5 + d7) + -1)), valid (d0, d1, d2, d3, d4, d5, d6, d7) : "
+          "(((d4 + d6) + {0}) >= 0, (((d4 * -1) + (d6 * -1)) + {1}) >= 0, "
+          "((d5 + d7) + {2}) >= 0, (((d5 * -1) + (d7 * -1)) + {3}) >= 0), pad {4}>")
+MASKED_CONV = """
+func.func @main(%x: tensor<2x3x7x7xf32>, %w: tensor<32x3x3x3xf32>) -> tensor<2x32x7x7xf32> {{
+  %y = kernel.kernel @r_2_1_32_3_7_7_3_3(%x, %w) space [2, 1, 32, 3, 7, 7, 3, 3]
+    reduce [3, 6, 7] sum
+    reads [WINDOW, #kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d2, d3, d6, d7)>]
+    writes affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d2, d4, d5)>
+    : (tensor<2x3x7x7xf32>, tensor<32x3x3x3xf32>) -> tensor<2x32x7x7xf32> {{
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %b : f32
+    kernel.yield %m : f32
+  }}
+  func.return %y : tensor<2x32x7x7xf32>
+}}
+""".replace("WINDOW", WINDOW)
+
+
+@given(st.lists(st.integers(-1, 0), min_size=4, max_size=4), st.sampled_from(["0.0", "-2.5"]),
+       st.integers(0, 2**32 - 1))
+def test_a_window_is_padded_only_where_its_mask_is_the_bounds(
+        shifts: list[int], pad: str, seed: int) -> None:
+    """A 3 x 3 window's mask with each bound kept or moved one step inwards (and two pad
+    values): pack-operands keeps the result, and pads exactly the unmoved mask (only the
+    bounds give the pad value at exactly the points outside the input)."""
+    bounds = (-1, 7, -1, 7)
+    module = ir.parse(MASKED_CONV.format(*(b + s for b, s in zip(bounds, shifts, strict=True)),
+                                         pad))
+    rng = np.random.default_rng(seed)
+    inputs = [random_input(rng, a.type) for a in module.ops.first.body.block.args]
+    after = assert_preserves_semantics("pack-operands", module, inputs, rtol=1e-5, atol=1e-5)
+    assert len(pads(after)) == (shifts == [0, 0, 0, 0])

@@ -37,6 +37,7 @@ from irtensor import dtypes
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import AccessAttr, KernelOp, YieldOp, identity_access
 from irtensor.passes.kernel.cost_model import KernelModel, model_of
+from irtensor.passes.kernel.padding import apply_pad, plan_pads
 from irtensor.passes.kernel.schedule_blocks import channel_column
 from irtensor.passes.registry import register_pass
 
@@ -141,10 +142,13 @@ class PackOperands(ModulePass):
 
     `min-reuse`: pack only an operand the kernel reads at least this many times per
     element (the parallel points it is reused across); 0 turns the pass off.
+    `pad-windows`: read a channel-blocked conv's padded input windows through a copy
+    with the pad values in its border (`padding.plan_pads`), not through masks.
     """
 
     name = "pack-operands"
     min_reuse: int = 8
+    pad_windows: bool = True
 
     def __post_init__(self) -> None:
         if self.min_reuse < 0:
@@ -154,8 +158,11 @@ class PackOperands(ModulePass):
         if self.min_reuse == 0:
             return
         for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
+            pads = plan_pads(kernel) if self.pad_windows else []
             for pack in plan_packs(kernel, self.min_reuse):
                 apply_pack(kernel, pack)
+            for pad in pads:
+                apply_pad(kernel, pad)
 
 
 register_pass(PackOperands)
