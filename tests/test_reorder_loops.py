@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir.affine import AffineExpr
 
-from irtensor import ir, passes
+from conftest import device_param
+from irtensor import Tensor, ir, passes
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.passes.kernel import cost_model as cm
 from irtensor.passes.kernel import reorder_loops as rl
@@ -519,3 +521,20 @@ def test_the_pipeline_gives_bn_and_gn_kernels_contiguous_inner_loops() -> None:
         x = model.reads[0]
         assert x.shape == NCHW and x.strides[order[-1]] == 1  # type: ignore[index]
         assert rl.contiguous_run(model, order, x) >= 56 * 56  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in ("llvm", "opencl")])
+def test_a_batch1_convs_register_rows_are_its_output_channels(device: str) -> None:
+    """The cost model puts a batch-1 conv's output channels first and its output rows
+    last of the parallel loops; the block's rows go on the channels (the input's
+    columns are the same for each), the output rows first for the threads."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 128, 32, 32)).astype(np.float32)
+    w = rng.standard_normal((128, 128, 3, 3)).astype(np.float32)
+    out = Tensor(x, device=device).conv2d(Tensor(w, device=device), padding=1)
+    [conv] = [k.kernel for k in out.schedule() if k.kernel.reduction_dims]
+    assert conv.schedule is not None and conv.schedule.order_dims[:4] == [4, 0, 1, 2]
+    windows = np.lib.stride_tricks.sliding_window_view(
+        np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1))), (3, 3), axis=(2, 3))
+    expected = np.einsum("nchwij,ocij->nohw", windows, w.astype(np.float64))
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-4, atol=1e-3)
