@@ -60,6 +60,28 @@ def test_each_width_splits_a_row_sum_into_its_lanes(
     np.testing.assert_allclose(out.numpy(), x.sum(axis=1), rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("device", [device_param("llvm"), device_param("opencl")])
+@pytest.mark.parametrize(("width", "block"), [(16, (8, 4)), (32, (28, 3)), (64, (28, 4))])
+def test_a_short_rows_block_keeps_the_row_and_takes_fewer_rows(
+        monkeypatch: pytest.MonkeyPatch, width: int, block: tuple[int, int], device: str) -> None:
+    """A conv's 28-wide rows are one block across (at most 4 vectors); with AVX2's 8 lanes
+    that is 4 vectors, 3 and a half of them used, and 4 rows of them would be 16 of the 16
+    registers: the block keeps its 28 columns and takes 3 rows (of 12 accumulators)."""
+    monkeypatch.setenv("IRTENSOR_VECTOR_BYTES", str(width))
+    rng = np.random.default_rng(width)
+    x = rng.standard_normal((2, 8, 28, 28)).astype(np.float32)
+    w = rng.standard_normal((16, 8, 3, 3)).astype(np.float32)
+    out = Tensor(x, device=device).conv2d(Tensor(w, device=device), padding=1)
+    [conv] = [item.kernel for item in out.schedule() if item.kernel.reduction_dims]
+    assert conv.schedule is not None
+    values = conv.schedule.values()
+    assert (values["vector"], values["unroll"]) == block
+    windows = np.lib.stride_tricks.sliding_window_view(
+        np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1))), (3, 3), axis=(2, 3))
+    expected = np.einsum("nchwij,ocij->nohw", windows, w.astype(np.float64))
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize(("files", "want"), [
     ({"index0": ("1", "Data", "32K"), "index2": ("2", "Unified", "512K"),
       "index3": ("3", "Unified", "8192K")}, 512 << 10),
