@@ -82,6 +82,34 @@ def test_a_short_rows_block_keeps_the_row_and_takes_fewer_rows(
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("device", [device_param("llvm"), device_param("opencl")])
+@pytest.mark.parametrize(("width", "taps", "block"), [
+    (16, 1, (8, 6)), (32, 1, (16, 6)), (64, 1, (32, 7)),  # 1x1: fewer points, 2 vectors
+    (32, 3, (8, 7)), (64, 3, (32, 7)),                     # 3x3: the whole row of 7
+])
+def test_a_channel_blocks_points_and_channels_fit_the_registers(
+        monkeypatch: pytest.MonkeyPatch, width: int, taps: int, block: tuple[int, int],
+        device: str) -> None:
+    """A conv on a 7 x 7 map is blocked across its output channels: 7 points of 2 vectors
+    of channels where they fit (AVX-512's 32 registers); with 16 registers a 1x1 conv's
+    block takes 6 points of 2 vectors, a 3 x 3 conv's keeps its row of 7 with 1 vector."""
+    monkeypatch.setenv("IRTENSOR_VECTOR_BYTES", str(width))
+    rng = np.random.default_rng(width + taps)
+    x = rng.standard_normal((2, 8, 7, 7)).astype(np.float32)
+    w = rng.standard_normal((40, 8, taps, taps)).astype(np.float32)
+    pad = taps // 2
+    out = Tensor(x, device=device).conv2d(Tensor(w, device=device), padding=pad)
+    [conv] = [item.kernel for item in out.schedule() if item.kernel.reduction_dims]
+    assert conv.schedule is not None
+    values = conv.schedule.values()
+    assert (values["vector"], values["unroll"]) == block
+    windows = np.lib.stride_tricks.sliding_window_view(
+        np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad))), (taps, taps),
+        axis=(2, 3))
+    expected = np.einsum("nchwij,ocij->nohw", windows, w.astype(np.float64))
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize(("files", "want"), [
     ({"index0": ("1", "Data", "32K"), "index2": ("2", "Unified", "512K"),
       "index3": ("3", "Unified", "8192K")}, 512 << 10),
