@@ -24,6 +24,7 @@ before reorder-loops. Identical packs of one value are one kernel after `cse`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -37,7 +38,7 @@ from irtensor import dtypes
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import AccessAttr, KernelOp, YieldOp, identity_access
 from irtensor.passes.kernel.cost_model import KernelModel, model_of
-from irtensor.passes.kernel.padding import apply_pad, plan_pads
+from irtensor.passes.kernel.padding import PaddedRead, pad_read, padded_access, plan_pads
 from irtensor.passes.kernel.schedule_blocks import channel_column
 from irtensor.passes.registry import register_pass
 
@@ -76,11 +77,12 @@ def projected_dims(access: AccessAttr, shape: tuple[int, ...]) -> tuple[int | No
     return tuple(dims)
 
 
-def plan_packs(kernel: KernelOp, min_reuse: int) -> list[Pack]:
-    """The inputs of `kernel` worth packing, and how."""
+def plan_packs(kernel: KernelOp, min_reuse: int, model: KernelModel | None = None
+               ) -> list[Pack]:
+    """The inputs of `kernel` worth packing, and how (`model`: the kernel's, when made)."""
     if not kernel.reduction_dims or kernel.schedule is not None:
         return []
-    model = model_of(kernel)
+    model = model or model_of(kernel)
     column = column_dim(model)
     if column is None:
         return []
@@ -102,37 +104,57 @@ def plan_packs(kernel: KernelOp, min_reuse: int) -> list[Pack]:
     return packs
 
 
-def pack_kernel(value: SSAValue, permutation: tuple[int, ...]) -> KernelOp:
-    """A kernel writing `value` with its axes in `permutation`'s order."""
-    shape = shape_of(value)
-    packed = [shape[a] for a in permutation]
-    rank = len(packed)
+def copy_kernel(prefix: str, value: SSAValue, read: AccessAttr, shape: Sequence[int]
+                ) -> KernelOp:
+    """A kernel `<prefix>_<shape>` writing `value`, read through `read`, into a buffer of
+    `shape`."""
     element = element_of(value)
-    # axis a of the input is read at the copy's dimension q where permutation[q] == a
-    read = identity_access(rank, [permutation.index(a) for a in range(rank)])
     body = Block(arg_types=[dtypes.signless(element)])
     body.add_op(YieldOp(body.args[0]))
     return KernelOp(
-        name="pack_" + "_".join(map(str, packed)), inputs=[value], space=packed,
-        reads=[read], writes=AffineMap.identity(rank),
-        result_type=TensorType(element, packed), body=Region(body),
+        name=prefix + "_" + "_".join(map(str, shape)), inputs=[value], space=list(shape),
+        reads=[read], writes=AffineMap.identity(len(shape)),
+        result_type=TensorType(element, list(shape)), body=Region(body),
     )
+
+
+def pack_kernel(value: SSAValue, permutation: tuple[int, ...]) -> KernelOp:
+    """A kernel writing `value` with its axes in `permutation`'s order."""
+    shape = shape_of(value)
+    rank = len(shape)
+    # axis a of the input is read at the copy's dimension q where permutation[q] == a
+    read = identity_access(rank, [permutation.index(a) for a in range(rank)])
+    return copy_kernel("pack", value, read, [shape[a] for a in permutation])
+
+
+def read_copy(kernel: KernelOp, index: int, copy: KernelOp, access: AccessAttr) -> KernelOp:
+    """Insert `copy` before `kernel`, which reads it through `access` in place of its
+    input `index`."""
+    Rewriter.insert_op(copy, InsertPoint.before(kernel))
+    reads = list(kernel.accesses)
+    reads[index] = access
+    kernel.properties["reads"] = ArrayAttr(reads)
+    operands = list(kernel.operands)
+    operands[index] = copy.res
+    kernel.operands = operands
+    return copy
 
 
 def apply_pack(kernel: KernelOp, pack: Pack) -> KernelOp:
     """Insert the copy before `kernel` and read it there."""
-    value = kernel.inputs[pack.index]
-    copy = pack_kernel(value, pack.permutation)
-    Rewriter.insert_op(copy, InsertPoint.before(kernel))
+    copy = pack_kernel(kernel.inputs[pack.index], pack.permutation)
     old = kernel.accesses[pack.index].affine_map
-    reads = list(kernel.accesses)
-    reads[pack.index] = AccessAttr(AffineMap(old.num_dims, old.num_symbols,
-                                             tuple(old.results[a] for a in pack.permutation)))
-    kernel.properties["reads"] = ArrayAttr(reads)
-    operands = list(kernel.operands)
-    operands[pack.index] = copy.res
-    kernel.operands = operands
-    return copy
+    access = AccessAttr(AffineMap(old.num_dims, old.num_symbols,
+                                  tuple(old.results[a] for a in pack.permutation)))
+    return read_copy(kernel, pack.index, copy, access)
+
+
+def apply_pad(kernel: KernelOp, plan: PaddedRead) -> KernelOp:
+    """Insert the padded copy before `kernel` and read it there, unmasked."""
+    access = kernel.accesses[plan.index]
+    value = kernel.inputs[plan.index]
+    copy = copy_kernel("pad", value, pad_read(value, plan, access.pad_value), plan.shape)
+    return read_copy(kernel, plan.index, copy, padded_access(access, plan, kernel.sizes))
 
 
 @dataclass(frozen=True)
@@ -158,8 +180,9 @@ class PackOperands(ModulePass):
         if self.min_reuse == 0:
             return
         for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
-            pads = plan_pads(kernel) if self.pad_windows else []
-            for pack in plan_packs(kernel, self.min_reuse):
+            model = model_of(kernel)  # before the copies change the kernel's reads
+            pads = plan_pads(kernel, model) if self.pad_windows else []
+            for pack in plan_packs(kernel, self.min_reuse, model):
                 apply_pack(kernel, pack)
             for pad in pads:
                 apply_pad(kernel, pad)
@@ -167,4 +190,5 @@ class PackOperands(ModulePass):
 
 register_pass(PackOperands)
 
-__all__ = ["Pack", "PackOperands", "apply_pack", "pack_kernel", "plan_packs"]
+__all__ = ["Pack", "PackOperands", "apply_pack", "apply_pad", "copy_kernel", "pack_kernel",
+           "plan_packs", "read_copy"]

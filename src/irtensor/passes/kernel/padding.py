@@ -21,16 +21,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ArrayAttr, TensorType
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap, AffineSet
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
-from xdsl.rewriter import InsertPoint, Rewriter
 
-from irtensor import dtypes
-from irtensor.dialects._base import element_of, shape_of
-from irtensor.dialects.kernel import AccessAttr, KernelOp, YieldOp
-from irtensor.passes.kernel.cost_model import model_of
+from irtensor.dialects._base import shape_of
+from irtensor.dialects.kernel import AccessAttr, KernelOp
+from irtensor.passes.kernel.cost_model import KernelModel
 from irtensor.passes.kernel.schedule_blocks import channel_column
 from irtensor.passes.kernel.views import at_least_zero, bounds, const, linear_terms, simplify
 
@@ -103,30 +100,15 @@ def needed_bounds(exprs: Sequence[AffineExpr], shape: Sequence[int], sizes: Sequ
     return needed
 
 
-def plan_pads(kernel: KernelOp) -> list[PaddedRead]:
+def plan_pads(kernel: KernelOp, model: KernelModel) -> list[PaddedRead]:
     """The body reads of a channel-blocked conv (`schedule_blocks.channel_column`) worth
-    reading through a padded copy."""
+    reading through a padded copy; `model` is the kernel's (`cost_model.model_of`)."""
     if not kernel.reduction_dims or kernel.schedule is not None:
         return []
-    model = model_of(kernel)
     if channel_column(model) is None:
         return []
     plans = (plan_padded_read(kernel, index) for index in range(model.n_body_reads))
     return [plan for plan in plans if plan is not None]
-
-
-def apply_pad(kernel: KernelOp, plan: PaddedRead) -> KernelOp:
-    """Insert the padded copy before `kernel` and read it there, unmasked."""
-    access = kernel.accesses[plan.index]
-    copy = pad_kernel(kernel.inputs[plan.index], plan, access.pad_value)
-    Rewriter.insert_op(copy, InsertPoint.before(kernel))
-    reads = list(kernel.accesses)
-    reads[plan.index] = padded_access(access, plan, kernel.sizes)
-    kernel.properties["reads"] = ArrayAttr(reads)
-    operands = list(kernel.operands)
-    operands[plan.index] = copy.res
-    kernel.operands = operands
-    return copy
 
 
 def plan_padded_read(kernel: KernelOp, index: int) -> PaddedRead | None:
@@ -153,11 +135,11 @@ def plan_padded_read(kernel: KernelOp, index: int) -> PaddedRead | None:
     return PaddedRead(index, tuple(offsets), tuple(padded))
 
 
-def pad_kernel(value: SSAValue, plan: PaddedRead, pad: float) -> KernelOp:
-    """A kernel writing `value` into a buffer of `plan.shape` whose border is `pad`."""
+def pad_read(value: SSAValue, plan: PaddedRead, pad: float) -> AccessAttr:
+    """The padded copy's read of `value`: index q of the copy is q + offset of the input,
+    masked by the input's bounds where the copy runs past them, `pad` there."""
     shape = shape_of(value)
     rank = len(shape)
-    element = element_of(value)
     indices = [AffineExpr.dimension(q) + const(start) if start else AffineExpr.dimension(q)
                for q, start in enumerate(plan.offsets)]
     valid: list[AffineConstraintExpr] = []
@@ -167,15 +149,8 @@ def pad_kernel(value: SSAValue, plan: PaddedRead, pad: float) -> KernelOp:
             valid.append(at_least_zero(indices[q]))
         if start + extent > size:
             valid.append(at_least_zero(const(size - 1) - indices[q]))
-    read = AccessAttr(AffineMap(rank, 0, tuple(indices)), AffineSet(rank, 0, tuple(valid)),
+    return AccessAttr(AffineMap(rank, 0, tuple(indices)), AffineSet(rank, 0, tuple(valid)),
                       pad)
-    body = Block(arg_types=[dtypes.signless(element)])
-    body.add_op(YieldOp(body.args[0]))
-    return KernelOp(
-        name="pad_" + "_".join(map(str, plan.shape)), inputs=[value], space=list(plan.shape),
-        reads=[read], writes=AffineMap.identity(rank),
-        result_type=TensorType(element, list(plan.shape)), body=Region(body),
-    )
 
 
 def padded_access(access: AccessAttr, plan: PaddedRead, sizes: Sequence[int]) -> AccessAttr:
@@ -187,5 +162,5 @@ def padded_access(access: AccessAttr, plan: PaddedRead, sizes: Sequence[int]) ->
     return AccessAttr(AffineMap(old.num_dims, old.num_symbols, exprs))
 
 
-__all__ = ["MAX_GROWTH", "PaddedRead", "apply_pad", "mask_is_bounds", "pad_kernel",
-           "padded_access", "plan_padded_read", "plan_pads"]
+__all__ = ["MAX_GROWTH", "PaddedRead", "mask_is_bounds", "pad_read", "padded_access",
+           "plan_padded_read", "plan_pads"]
