@@ -6,14 +6,20 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import ModuleOp, f64
+from xdsl.passes import ModulePass
 
-from irtensor import Tensor, ir, runtime
-from irtensor.pipeline import Pipeline
-from irtensor.runtime import compile_pool, llvm_device
+from irtensor import Tensor, ir, passes, runtime
+from irtensor.passes import registry
+from irtensor.pipeline import Pipeline, PipelineError
+from irtensor.runtime import compile_pool, llvm_device, llvm_objects
 
 # Four kernels none of which another test compiles (odd sizes).
 PROGRAM = """
@@ -145,10 +151,10 @@ def test_a_worker_answers_requests_and_reports_errors() -> None:
         assert worker.wait(timeout=60) == 0  # end of input ends it
     kernel = kernels(program())[0]
     assert answer["status"] == "ok" and answer["meta"]["function"] == \
-        llvm_device.function_name(kernel)
+        llvm_objects.function_name(kernel)
     assert code[:4] == b"\x7fELF"
-    _, name = llvm_device._loaded(answer["meta"], code, kernel)  # checked as a disk entry
-    assert name == llvm_device.function_name(kernel)
+    _, name = llvm_objects.loaded(answer["meta"], code, kernel)  # checked as a disk entry
+    assert name == llvm_objects.function_name(kernel)
     assert error["status"] == "error" and "IRError" in error["message"]
 
 
@@ -191,3 +197,32 @@ def test_the_worker_count_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IRTENSOR_COMPILE_WORKERS", "0")
     monkeypatch.setattr(compile_pool, "_POOL", [])
     assert compile_pool.pool() is None
+
+
+@passes.register_pass
+@dataclass(frozen=True)
+class BreakLLVM(ModulePass):
+    """test-break-llvm: give an llvm.load a wrong result type, as a buggy pass would."""
+
+    name = "test-break-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        load = next(o for o in op.walk() if isinstance(o, llvm.LoadOp))
+        load.results[0]._type = f64
+
+
+def test_the_unverified_device_lowering_still_names_the_pass_that_broke_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """device-llvm's output is checked by LLVM's verifier, not xDSL's; when LLVM rejects
+    it, the unit is lowered again with verification after each pass, naming the pass."""
+    monkeypatch.setenv("IRTENSOR_COMPILE_WORKERS", "0")
+    monkeypatch.setitem(registry._PIPELINES, "device-llvm",
+                        "lower-kernels-to-loops,convert-to-llvm,test-break-llvm")
+    module = program("""
+func.func @main(%a: tensor<31x7xf32>) -> tensor<31x7xf32> {
+  %e = hl.exp %a : tensor<31x7xf32>
+  func.return %e : tensor<31x7xf32>
+}
+""")
+    with pytest.raises(PipelineError, match="IR after pass 'test-break-llvm' does not verify"):
+        llvm_device.run(module, [np.ones((31, 7), np.float32)])

@@ -23,7 +23,7 @@ from conftest import opencl_unavailable
 from irtensor import Tensor
 from irtensor.frontend import realize
 from irtensor.passes.llvm import jit as llvm_jit
-from irtensor.runtime import STATS, cache, llvm_device, opencl_device
+from irtensor.runtime import STATS, cache, llvm_device, llvm_objects, opencl_device
 from irtensor.runtime.lru import LRU, env_limit
 
 needs_opencl = pytest.mark.skipif(
@@ -117,7 +117,7 @@ def compiles(run: Callable[[], None]) -> int:
 
 DEVICES = [pytest.param("llvm", id="llvm"), pytest.param("opencl", marks=needs_opencl)]
 NAMES = {"llvm": llvm_name, "opencl": opencl_name}
-KINDS = {"llvm": llvm_device.OBJECT_KIND, "opencl": opencl_device.BINARY_KIND}
+KINDS = {"llvm": llvm_objects.OBJECT_KIND, "opencl": opencl_device.BINARY_KIND}
 
 
 def test_an_entry_is_plain_data_recording_its_key_kernel_and_signature(
@@ -225,7 +225,7 @@ def test_an_entry_claiming_the_kernel_with_another_signature_is_rebuilt(
     (_, path_a), (_, path_b) = sorted(entries(private_cache, llvm_name).items())
     meta_a, meta_b = header(path_a)["meta"], header(path_b)["meta"]
     forged = dict(meta_b, kernel=meta_a["kernel"], function=meta_a["function"])
-    path_a.write_bytes(cache.encode(path_a.stem, llvm_device.OBJECT_KIND, forged,
+    path_a.write_bytes(cache.encode(path_a.stem, llvm_objects.OBJECT_KIND, forged,
                                     payload(path_b)))
     assert compiles(lambda: check_a(program_a("llvm"))) == 1
 

@@ -170,6 +170,18 @@ def test_verified_at_end_still_names_the_pass_that_broke_the_ir() -> None:
     assert ops_of(module) == ops_of(run("cse,dce")[0])
 
 
+def test_verified_at_end_blames_the_pass_that_broke_the_ir_not_the_one_that_failed_on_it(
+) -> None:
+    """Realizing runs the program's pipeline verified at the end: a pass that fails on IR an
+    earlier pass broke is not named; the earlier one is, as with verification after each."""
+    from irtensor.pipeline import run_verified_at_end
+
+    with pytest.raises(PipelineError, match="IR after pass 'test-break-types' does not verify"):
+        run_verified_at_end("cse,test-break-types,test-crash", ir.parse(PROGRAM))
+    with pytest.raises(PipelineError, match="pass 'test-crash' failed: RuntimeError: boom"):
+        run_verified_at_end("cse,test-crash", ir.parse(PROGRAM))
+
+
 def test_a_crashing_pass_is_named_and_leaves_a_reproducer(tmp_path: Path) -> None:
     with pytest.raises(PipelineError, match="pass 'test-crash' failed: RuntimeError: boom"):
         run("cse,test-crash,dce", dump_dir=tmp_path)

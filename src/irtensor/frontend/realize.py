@@ -30,7 +30,7 @@ from irtensor.dialects import ll
 from irtensor.dialects.kernel import KernelOp
 from irtensor.frontend import graph as g
 from irtensor.frontend.graph import Graph, Node
-from irtensor.pipeline import Pipeline
+from irtensor.pipeline import Pipeline, run_verified_at_end
 from irtensor.runtime import limits
 from irtensor.runtime.lru import LRU, env_limit
 from irtensor.settings import PipelineLike
@@ -303,9 +303,9 @@ def run_pipeline(module: ModuleOp, pipeline: PipelineLike) -> None:
         from irtensor.passes import trace
 
         with trace.active(recording):
-            Pipeline(passes).run(module)
+            run_verified_at_end(passes, module, verify_each=debug_level() >= 1)
     else:
-        Pipeline(passes).run(module)
+        run_verified_at_end(passes, module, verify_each=debug_level() >= 1)
 
 
 def text(outputs: Sequence[Node], stage: str, device: str = "llvm",

@@ -8,7 +8,7 @@ A request is `{"unit", "pipeline", "env"}`: the kernel's compile unit as
 `ir.to_text` printed it, the pipeline's text and the variables that steer the
 lowering (`IRTENSOR_VECTOR_BYTES`). The answer is what the disk cache would hold:
 `{"status": "ok", "meta": ..., "seconds": ...}` with the object code as payload
-(`llvm_device.object_entry`; the asking process checks it against its kernel as
+(`llvm_objects.object_entry`; the asking process checks it against its kernel as
 it checks a disk entry), or `{"status": "error", "message": ...}`: the asking
 process then compiles the kernel itself, so a failure is reported there, in
 context. End of input ends the worker.
@@ -28,7 +28,7 @@ def compile_request(request: dict[str, Any]) -> Message:
     from irtensor import ir
     from irtensor.dialects.kernel import KernelOp
     from irtensor.passes.llvm import jit as llvm_jit
-    from irtensor.runtime import llvm_device
+    from irtensor.runtime import llvm_device, llvm_objects
 
     env = request["env"]
     for name in STEERING:
@@ -42,7 +42,7 @@ def compile_request(request: dict[str, Any]) -> Message:
     kernel = next(op for op in untouched.walk() if isinstance(op, KernelOp))
     name = llvm_device.lower_unit(unit, request["pipeline"])
     jit = llvm_jit.compile_module(unit)
-    meta = llvm_device.object_entry(kernel, jit, name)
+    meta = llvm_objects.object_entry(kernel, jit, name)
     if meta is None:
         return {"status": "error", "message": "the compiled kernel cannot be checked"}, b""
     return {"status": "ok", "meta": meta, "seconds": time.perf_counter() - start}, \

@@ -34,14 +34,12 @@ from xdsl.passes import ModulePass
 from irtensor import dtypes, host, ir, settings
 from irtensor.dialects._base import element_of, shape_of
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
-from irtensor.passes.loops.loop_builder import memref_of
-from irtensor.runtime import STATS, buffers, cache, search
+from irtensor.runtime import STATS, buffers, cache, llvm_objects, search
 from irtensor.runtime.kept import KeptResults
 from irtensor.runtime.kernel_report import report
 from irtensor.runtime.lru import LRU, env_limit
 
 MIN_POINTS_PER_THREAD = 1 << 15
-OBJECT_KIND = "llvm-object"
 KERNEL_CACHE_MB = 128
 # What a kernel loaded from its object code holds beyond the object and its IR texts (the
 # MCJIT engine's target machine and sections, the Python objects): measured as RSS per
@@ -209,7 +207,7 @@ def _probe(kernel: KernelOp, todo: dict[str, _Todo]) -> CompiledKernel | _Todo:
     if (known := _MEMORY.get(key)) is not None:
         STATS.cache_hits_memory += 1
         return known
-    jit, name = _from_disk(key, kernel)
+    jit, name = llvm_objects.from_disk(key, kernel)
     if jit is not None:
         return _compiled(kernel, jit, name, text, key)
     return _Todo(kernel, unit, text, key, lowering)
@@ -245,8 +243,23 @@ def _start(todo: _Todo, executor: ThreadPoolExecutor | None) -> _Pending:
 
     start = time.perf_counter()
     name = lower_unit(todo.unit, todo.lowering)
-    future = llvm_jit.compile_module_later(todo.unit, executor)
+    try:
+        future = llvm_jit.compile_module_later(todo.unit, executor)
+    except Exception:
+        _name_the_pass(todo)
+        raise
     return _Pending(todo, name, future, time.perf_counter() - start)
+
+
+def _name_the_pass(todo: _Todo) -> None:
+    """After LLVM (or the export to LLVM IR) rejected what the unverified `device-llvm` made
+    of a unit: lower the unit again from its text, verifying after each pass, so that the
+    error names the pass that broke the IR. Returns when every pass's output verifies
+    (the caller's error stands)."""
+    from irtensor.pipeline import Pipeline
+
+    if todo.lowering == CHECKED_BY_LLVM:
+        Pipeline([todo.lowering]).run(ir.parse(todo.text))
 
 
 def _finish(made: _Pending | _Remote) -> CompiledKernel:
@@ -258,18 +271,22 @@ def _finish(made: _Pending | _Remote) -> CompiledKernel:
         try:
             if answer.get("status") != "ok":
                 raise ValueError(str(answer.get("message")))
-            jit, name = _loaded(answer["meta"], code, todo.kernel)
+            jit, name = llvm_objects.loaded(answer["meta"], code, todo.kernel)
         except (cache.Discarded, ValueError, KeyError, TypeError):
             return _finish(_start(todo, None))  # compiled here: an error is raised in context
         STATS.kernels_compiled += 1
         STATS.seconds_compiling += float(answer.get("seconds", 0.0))
-        cache.store(todo.key, OBJECT_KIND, answer["meta"], code)
+        cache.store(todo.key, llvm_objects.OBJECT_KIND, answer["meta"], code)
         return _compiled(todo.kernel, jit, name, todo.text, todo.key)
-    jit = made.jit.result()
+    try:
+        jit = made.jit.result()
+    except Exception:
+        _name_the_pass(todo)
+        raise
     STATS.kernels_compiled += 1
     STATS.seconds_compiling += made.lowering_seconds + jit.timings["optimize"] \
         + jit.timings["codegen"]
-    _store(todo.key, todo.kernel, jit, made.name)
+    llvm_objects.store(todo.key, todo.kernel, jit, made.name)
     return _compiled(todo.kernel, _lean(jit), made.name, todo.text, todo.key)
 
 
@@ -296,97 +313,23 @@ def _lean(jit: Any) -> Any:
     return lean
 
 
-def function_name(kernel: KernelOp) -> str:
-    """The function lower-kernels-to-loops makes of the only kernel of a compile unit."""
-    return f"{kernel.sym_name.data}_0"
-
-
-def expected_signature(kernel: KernelOp) -> list[tuple[str, bool]]:
-    """(type, is a buffer) of each parameter of the kernel's function: a memref per input,
-    the output's, then the `start, stop` range of the outer loop."""
-    types = [str(memref_of(v.type)) for v in (*kernel.inputs, kernel.res)]
-    return [(t, True) for t in types] + [("index", False), ("index", False)]
-
-
-def object_entry(kernel: KernelOp, jit: Any, name: str) -> dict[str, Any] | None:
-    """What the disk cache records with a kernel's object code (None: a later process
-    could not check it against the kernel, so it compiles the kernel itself)."""
-    params, result = jit.signatures[name]
-    signature = [[p.type, p.buffer, p.written, p.name] for p in params]
-    if jit.object_code() is None or result is not None or name != function_name(kernel) \
-            or [(t, b) for t, b, _, _ in signature] != expected_signature(kernel):
-        return None
-    return {"kernel": kernel.sym_name.data, "function": name, "signature": signature,
-            "llvm_ir": jit.llvm_ir, "optimized_ir": jit.optimized_ir}
-
-
-def _store(key: str, kernel: KernelOp, jit: Any, name: str) -> None:
-    if (meta := object_entry(kernel, jit, name)) is not None:
-        cache.store(key, OBJECT_KIND, meta, jit.object_code())
-
-
-def _from_disk(key: str, kernel: KernelOp) -> tuple[Any, str]:
-    entry = cache.load(key, OBJECT_KIND)
-    if entry is None:
-        return None, ""
-    try:
-        jit, name = _loaded(entry.meta, entry.payload, kernel)
-    except (cache.Discarded, ValueError, KeyError) as e:
-        cache.discard(key, str(e))
-        return None, ""
-    STATS.cache_hits_disk += 1
-    return jit, name
-
-
-def _loaded(meta: dict[str, Any], code: bytes, kernel: KernelOp) -> tuple[Any, str]:
-    """The object code an entry (`object_entry`) holds, loaded once the entry is checked
-    to be `kernel`'s; Discarded, ValueError or KeyError say why it is not."""
-    from irtensor.passes.llvm import jit as llvm_jit
-
-    name, params, texts = _checked_meta(meta, kernel)
-    jit = llvm_jit.load_object(code, {name: (params, None)}, llvm_ir_text=texts[0],
-                               optimized_ir=texts[1])
-    jit.function(name)
-    return jit, name
-
-
-def _checked_meta(meta: dict[str, Any], kernel: KernelOp) -> tuple[str, tuple[Any, ...],
-                                                                    tuple[str, str]]:
-    """The function name, parameters and IR texts an entry records, if they are those of
-    `kernel`; else Discarded saying what differs."""
-    from irtensor.passes.llvm import jit as llvm_jit
-
-    if meta.get("kernel") != kernel.sym_name.data:
-        raise cache.Discarded(f"it holds kernel {str(meta.get('kernel'))[:40]!r}, "
-                              f"not {kernel.sym_name.data!r}")
-    if meta.get("function") != (name := function_name(kernel)):
-        raise cache.Discarded(f"its function is not @{name}")
-    want = expected_signature(kernel)
-    stored = meta.get("signature")
-    if not isinstance(stored, list) or len(stored) != len(want) or not all(
-            isinstance(p, list) and len(p) == 4 and (p[0], p[1]) == w
-            and isinstance(p[2], bool) and isinstance(p[3], str)
-            for p, w in zip(stored, want, strict=False)):
-        raise cache.Discarded("its signature is not the kernel's")
-    if not stored[len(kernel.inputs)][2]:
-        raise cache.Discarded("it does not write the kernel's output")
-    texts = (meta.get("llvm_ir"), meta.get("optimized_ir"))
-    if not all(isinstance(t, str) for t in texts):
-        raise cache.Discarded("its IR texts are missing")
-    types = [*(memref_of(v.type) for v in kernel.inputs), memref_of(kernel.res.type)]
-    params = tuple(llvm_jit.parameter_of(t, p[3][:40], p[2]) for t, p in zip(
-        types, stored, strict=False)) + tuple(
-        llvm_jit.Parameter(p[3][:40], "index", False) for p in stored[len(types):])
-    return name, params, texts  # type: ignore[return-value]
+# The registered lowering, whose output is not verified by xDSL: LLVM verifies the module
+# when it parses it, and xDSL's verification of the llvm dialect cost a sixth of lowering
+# a kernel. A module LLVM rejects is lowered again with verification (`_name_the_pass`).
+CHECKED_BY_LLVM = "device-llvm"
 
 
 def lower_unit(unit: ModuleOp, lowering: settings.PipelineLike) -> str:
     """Lower a kernel's unit with the device pipeline (`device-llvm` unless one was chosen);
-    the name of the kernel's function, the one `lower-kernels-to-loops` marked."""
-    from irtensor.pipeline import run_verified_at_end
+    the name of the kernel's function, the one `lower-kernels-to-loops` marked. Another
+    pipeline (a user's passes) is verified once at its end, or after each pass at DEBUG=1."""
+    from irtensor.pipeline import Instrumentation, Pipeline, run_verified_at_end
 
-    run_verified_at_end([lowering] if isinstance(lowering, str | ModulePass) else list(lowering),
-                        unit, verify_each=debug_level() >= 1)
+    steps = [lowering] if isinstance(lowering, str | ModulePass) else list(lowering)
+    if lowering == CHECKED_BY_LLVM and debug_level() < 1:
+        Pipeline(steps, Instrumentation(verify_each=False)).run(unit)
+    else:
+        run_verified_at_end(steps, unit, verify_each=debug_level() >= 1)
     names = [f.sym_name.data for f in unit.walk() if isinstance(f, func.FuncOp | llvm.FuncOp)
              and "irtensor.kernel" in f.attributes]
     if len(names) != 1:
