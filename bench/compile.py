@@ -1,7 +1,7 @@
 """Compile-time benchmark: a training step's first (compiling) call with the compile
 workers and without them, side by side in one run.
 
-    python bench/compile.py [--reps N] [--threads T] [--baseline SRC]
+    python bench/compile.py [--reps N] [--threads T] [--baseline SRC] [--resnet]
 
 Each measurement is a fresh process with an empty kernel cache, so every kernel is
 compiled: the MLP's and the digits CNN's eager first step (`bench/training.py`).
@@ -9,6 +9,8 @@ Rows: `IRTENSOR_COMPILE_WORKERS` unset (one worker per core but one, and LLVM in
 thread of its own while the next kernel is lowered) and `0` (the thread only). The
 runs alternate between the two settings; the table gives the median and range of
 each and the ratio of the medians. The heading records the CPU model and features.
+`--resnet` adds a column: import and first run of the ResNet-50 onnx ships (its light
+model, batch 1, `irtensor.onnx.Program`).
 
 `--baseline SRC` adds the same two rows for another irtensor source tree (the `src`
 folder of a checkout of an earlier commit, `git worktree add /tmp/base <commit>`),
@@ -42,6 +44,15 @@ for name, maker in (("mlp", irtensor_mlp_step), ("cnn", irtensor_cnn_step)):
     start = time.perf_counter()
     step()
     seconds[name] = time.perf_counter() - start
+if {resnet!r}:
+    import onnx
+    from pathlib import Path
+    from irtensor.onnx import Program
+    start = time.perf_counter()
+    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    model = onnx.load(str(light / "light_resnet50.onnx"))
+    Program(model, "llvm").run([np.zeros((1, 3, 224, 224), np.float32)])
+    seconds["resnet50"] = time.perf_counter() - start
 seconds["kernels"] = runtime.stats()["kernels_compiled"]
 print(json.dumps(seconds))
 """
@@ -49,7 +60,8 @@ print(json.dumps(seconds))
 SETTINGS = (("workers (default)", None), ("no workers (IRTENSOR_COMPILE_WORKERS=0)", "0"))
 
 
-def one_run(workers: str | None, threads: int, source: str | None = None) -> dict[str, float]:
+def one_run(workers: str | None, threads: int, source: str | None = None,
+            resnet: bool = False) -> dict[str, float]:
     env = dict(os.environ, IRTENSOR_THREADS=str(threads))
     env.pop("IRTENSOR_COMPILE_WORKERS", None)
     if source is not None:  # ahead of the installed irtensor
@@ -58,7 +70,7 @@ def one_run(workers: str | None, threads: int, source: str | None = None) -> dic
         env["IRTENSOR_COMPILE_WORKERS"] = workers
     with tempfile.TemporaryDirectory() as cache:
         env["IRTENSOR_CACHE_DIR"] = cache
-        done = subprocess.run([sys.executable, "-c", ONE_RUN.format(here=str(HERE))],
+        done = subprocess.run([sys.executable, "-c", ONE_RUN.format(here=str(HERE), resnet=resnet)],
                               env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"a measurement failed:\n{done.stderr[-2000:]}")
@@ -71,6 +83,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--baseline", help="another irtensor checkout's src folder")
+    parser.add_argument("--resnet", action="store_true",
+                        help="also ResNet-50's import and first run (needs onnx)")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from training import cpu_heading
@@ -86,24 +100,26 @@ def main() -> None:
     runs: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in rows}
     for _ in range(args.reps):
         for label, workers, source in rows:
-            runs[label].append(one_run(workers, args.threads, source))
+            runs[label].append(one_run(workers, args.threads, source, args.resnet))
     print(f"first (compiling) eager training step, {args.reps} runs each, alternating, "
           f"{args.threads} thread(s); {cpu_heading()}\n")
-    print("| kernel compiles | kernels | MLP first step s | CNN first step s | "
-          "MLP vs no workers | CNN vs no workers |")
-    print("|---|---|---|---|---|---|")
-    base = {m: float(np.median([r[m] for r in runs[rows[1][0]]])) for m in ("mlp", "cnn")}
+    models = {"mlp": "MLP first step", "cnn": "CNN first step"}
+    if args.resnet:
+        models["resnet50"] = "ResNet-50 import + first run"
+    print("| kernel compiles | kernels | " + " | ".join(f"{m} s" for m in models.values())
+          + " | " + " | ".join(f"{m.split()[0]} vs no workers" for m in models.values())
+          + " |")
+    print("|---|---|" + "---|" * (2 * len(models)))
+    base = {m: float(np.median([r[m] for r in runs[rows[1][0]]])) for m in models}
     for label, _, _ in rows:
         cells = []
-        for model in ("mlp", "cnn"):
+        for model in models:
             values = [r[model] for r in runs[label]]
             cells.append(f"{np.median(values):.2f} ({min(values):.2f}-{max(values):.2f})")
-        ratios = [float(np.median([r[m] for r in runs[label]])) / base[m]
-                  for m in ("mlp", "cnn")]
+        ratios = [f"{float(np.median([r[m] for r in runs[label]])) / base[m]:.2f}"
+                  for m in models]
         kernels = int(runs[label][0]["kernels"])
-        print(f"| {label} | {kernels} | {cells[0]} | {cells[1]} | "
-              f"{ratios[0]:.2f} | {ratios[1]:.2f} |")
-
+        print(f"| {label} | {kernels} | {' | '.join(cells)} | {' | '.join(ratios)} |")
 
 if __name__ == "__main__":
     main()

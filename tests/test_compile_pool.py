@@ -226,3 +226,37 @@ func.func @main(%a: tensor<31x7xf32>) -> tensor<31x7xf32> {
 """)
     with pytest.raises(PipelineError, match="IR after pass 'test-break-llvm' does not verify"):
         llvm_device.run(module, [np.ones((31, 7), np.float32)])
+
+
+def test_a_large_program_starts_the_workers_before_its_pipeline_runs(
+        one_worker: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Realizing a program of WARM_WORKERS_OPS hl ops or more starts the workers before its
+    pipeline runs, so that they have imported irtensor when its kernels are shared out; a
+    small program starts none."""
+    events: list[str] = []
+    warm, share = compile_pool.CompilePool.warm, compile_pool.CompilePool.share
+    monkeypatch.setattr(compile_pool.CompilePool, "warm",
+                        lambda self: (events.append("warm"), warm(self))[1])
+    monkeypatch.setattr(compile_pool.CompilePool, "share",
+                        lambda self, r: (events.append("share"), share(self, r))[1])
+    lowered = llvm_device.warm_workers_for
+    monkeypatch.setattr(llvm_device, "warm_workers_for", lambda m: (
+        events.append(f"ops {sum(1 for _ in m.walk())}"), lowered(m))[1])
+    small = Tensor(np.arange(41, dtype=np.float32), device="llvm")  # no other test's size
+    np.testing.assert_allclose((small * 3 - 2).numpy(), np.arange(41) * 3 - 2)
+    assert events == ["ops 7"] and not compile_pool._POOL
+    events.clear()
+    rng = np.random.default_rng(7)
+    x0 = rng.standard_normal((13, 19)).astype(np.float32)
+    ws = [rng.standard_normal((19, 19)).astype(np.float32) * 0.3 for _ in range(8)]
+    x, want = Tensor(x0, device="llvm"), x0.astype(np.float64)
+    for i, w in enumerate(ws):
+        x = (x @ Tensor(w, device="llvm") + i).relu().softmax(-1)
+        m = np.maximum(want @ w + i, 0)
+        e = np.exp(m - m.max(-1, keepdims=True))
+        want = e / e.sum(-1, keepdims=True)
+    np.testing.assert_allclose(x.numpy(), want, rtol=1e-4, atol=1e-6)
+    ops = int(events[0].split()[1])
+    assert ops >= llvm_device.WARM_WORKERS_OPS and events[1:] == ["warm", "share"], events
+    worker = compile_pool._POOL[0].workers[0]
+    assert worker.process is not None and worker.process.poll() is None

@@ -232,7 +232,11 @@ def execute(module: ModuleOp, arrays: list[np.ndarray], device: str,
     from irtensor.runtime import STATS
 
     def lower_and_run() -> list[np.ndarray]:
-        run_pipeline(module, pipeline_for(check_device(device), pipeline))
+        if check_device(device) == "llvm":
+            from irtensor.runtime import llvm_device
+
+            llvm_device.warm_workers_for(module)
+        run_pipeline(module, pipeline_for(device, pipeline))
         STATS.pipeline_runs += 1
         if key is not None:
             _PROGRAMS.put(key, module)

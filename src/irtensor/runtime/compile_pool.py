@@ -140,11 +140,14 @@ class _Worker:
                                 stderr=subprocess.DEVNULL, env=env)
 
     def serve(self) -> None:
+        try:  # at once: its imports overlap with what this process does before the batch
+            self.process = self.start_process()
+        except OSError:
+            self.pool.retire(self)
+            return
         while True:
             batch, index = self.pool.next_task()
             try:
-                if self.process is None:
-                    self.process = self.start_process()
                 assert self.process.stdin is not None and self.process.stdout is not None
                 write_message(self.process.stdin, batch.requests[index])
                 answer = read_message(self.process.stdout)
@@ -173,11 +176,19 @@ class CompilePool:
     def share(self, requests: list[dict[str, Any]]) -> Batch:
         batch = Batch(requests)
         with self.ready:
-            while len(self.workers) < self.size:
-                self.workers.append(_Worker(self))
+            self._staff()
             self.batches.append(batch)
             self.ready.notify_all()
         return batch
+
+    def warm(self) -> None:
+        """Start the workers now, ahead of a batch that is likely to come."""
+        with self.ready:
+            self._staff()
+
+    def _staff(self) -> None:
+        while len(self.workers) < self.size:
+            self.workers.append(_Worker(self))
 
     def next_task(self) -> tuple[Batch, int]:
         with self.ready:

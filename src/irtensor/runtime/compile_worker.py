@@ -50,6 +50,10 @@ def compile_request(request: dict[str, Any]) -> Message:
 
 
 def main() -> int:
+    import irtensor.passes  # noqa: F401  the lowering's imports, before the first request
+    from irtensor.passes.llvm import jit as llvm_jit
+
+    llvm_jit.host_target()
     requests = sys.stdin.buffer
     # The answers get a descriptor of their own: a stray print, or LLVM writing to
     # standard output, must not corrupt them.

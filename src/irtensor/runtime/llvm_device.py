@@ -21,7 +21,7 @@ import threading
 import time
 import weakref
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,8 +226,32 @@ def _compile_all(todo: list[_Todo]) -> dict[str, CompiledKernel]:
         batch = workers.share([compile_pool.request(t.text, str(t.lowering)) for t in todo])
         while (index := batch.take()) is not None:
             pending.append(_start(todo[index], _compiler()))
+            # LLVM compiles in one thread here: with more than one kernel queued for it, the
+            # workers take the next (ResNet-50 waited 1.8 s for that queue at the end).
+            if len(pending) >= 2:
+                wait([pending[-2].jit])  # type: ignore[union-attr]
         pending += [_Remote(todo[i], batch.answers[i]) for i in sorted(batch.remote)]
     return {p.todo.key: _finish(p) for p in pending}
+
+
+# An hl program of this many ops is likely to have compile_pool.MIN_KERNELS kernels or more
+# to compile (ResNet-50's: 234 ops, 102 kernels; an MLP's training step: two programs of 97
+# and 155 ops, 41 kernels).
+WARM_WORKERS_OPS = 32
+
+
+def warm_workers_for(program: ModuleOp) -> None:
+    """Start the compile workers while a large program's pipeline runs, so they have
+    imported irtensor by the time its kernels are shared out (a second or so, on a core
+    the pipeline leaves idle). Not for what would compile here anyway (`_shareable`)."""
+    from irtensor.runtime import compile_pool
+
+    if settings.device_pipeline_for("llvm") != CHECKED_BY_LLVM or debug_level() != 0 \
+            or settings.active_trace() is not None:
+        return
+    if sum(1 for _ in program.walk()) >= WARM_WORKERS_OPS and \
+            (workers := compile_pool.pool()) is not None:
+        workers.warm()
 
 
 def _shareable(todo: list[_Todo]) -> bool:
