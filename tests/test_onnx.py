@@ -135,7 +135,26 @@ def resizes() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         {"x": rand(1, 3, 5, 4)}
 
 
+def losses_scans_norms() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """The loss operators (ignore_index, class weights, the log_prob output), an exclusive
+    reverse CumSum, Einsum, LayerNormalization with its Mean and InvStdDev, Shrink."""
+    nodes = [n("Einsum", ["a", "b"], ["e"], equation="ij,jk->ik"),
+             n("SoftmaxCrossEntropyLoss", ["e", "labels"], ["loss", "log_prob"],
+               ignore_index=1),
+             n("NegativeLogLikelihoodLoss", ["log_prob", "labels", "w"], ["nll"],
+               reduction="sum"),
+             const("axis", [1]), n("CumSum", ["a", "axis"], ["cs"], exclusive=1, reverse=1),
+             n("LayerNormalization", ["a", "scale", "bias"], ["ln", "mean", "inv"], axis=-1),
+             n("Shrink", ["a"], ["sh"], bias=0.1, lambd=0.3)]
+    weights = {"b": rand(5, 3), "labels": np.array([0, 2, 1, 2], np.int64), "w": rand(3),
+               "scale": rand(5), "bias": rand(5)}
+    return make(nodes, {"a": (4, 5)}, weights,
+                ["loss", "log_prob", "nll", "cs", "ln", "mean", "inv", "sh"], opset=18), {
+        "a": rand(4, 5)}
+
+
 CASES: dict[str, Case] = {
+    "losses_scans_norms": losses_scans_norms,
     "resize": resizes,
     "conv_net_opset13": lambda: conv_net(13), "conv_net_opset9": lambda: conv_net(9),
     "pools": pools, "shape_folding": shape_folding,
@@ -272,6 +291,25 @@ def test_unsupported_operator_names_node_and_op() -> None:
         ionnx.load(unsupported_model())
     assert str(e.value) == ("node 'nms_7' (NonMaxSuppression): operator NonMaxSuppression "
                             "(opset 13) is not supported")
+
+
+def test_bad_loss_and_scan_inputs_name_the_node() -> None:
+    def loss(**attrs: object) -> onnx.ModelProto:
+        labels = attrs.pop("labels", np.array([0, 1], np.int64))
+        weights = {"t": labels, **attrs.pop("weights", {})}
+        inputs = ["x", "t", *weights.keys() - {"t"}]
+        return make([n("NegativeLogLikelihoodLoss", inputs, ["y"], **attrs)], {"x": (2, 3)},
+                    weights, ["y"], opset=13)
+
+    for model, message in (
+            (loss(reduction="max"), r"reduction='max' is not one of \('none', 'sum', 'mean'\)"),
+            (loss(labels=np.array([0.5, 1], np.float32)), "must hold class indices"),
+            (loss(labels=np.array([0, 1, 2], np.int64)), r"target\) has shape \(3,\)"),
+            (loss(weights={"w": rand(4)}), r"weight\) has shape \(4,\); expected \(3,\)"),
+            (make([const("ax", [2]), n("CumSum", ["x", "ax"], ["y"])], {"x": (2, 3)}, {},
+                  ["y"], opset=14), r"\(CumSum\): input 1 \(axis\) is 2")):
+        with pytest.raises(ionnx.OnnxImportError, match=message):
+            ionnx.load(model)
 
 
 def test_unsupported_attribute_and_dynamic_shape_are_named() -> None:

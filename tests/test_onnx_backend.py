@@ -44,6 +44,15 @@ CASES = (
     "resize_tf_crop_and_resize_extrapolation_value", "resize_tf_crop_and_resize_axes_3_2",
     "resize_upsample_sizes_nearest_not_larger", "resize_downsample_sizes_nearest_not_smaller",
     "resize_upsample_scales_nearest_axes_3_2", "upsample_nearest",
+    # losses (weights, ignore_index, each reduction, the log_prob output), scans, norms
+    "nllloss_NCd1d2_with_weight_reduction_mean", "nllloss_NCd1d2d3_sum_weight_high_ii",
+    "nllloss_NCd1_mean_weight_negative_ii", "sce_NCd1d2d3_none_no_weight_negative_ii_log_prob",
+    "sce_mean_weight_ii_3d", "sce_sum", "cumsum_1d_reverse_exclusive", "cumsum_2d_axis_0",
+    "cumsum_1d_int32_exclusive", "cumprod_1d_reverse_exclusive", "cumprod_2d_axis_0",
+    "einsum_batch_matmul", "einsum_transpose", "einsum_inner_prod",
+    "layer_normalization_4d_axis1", "layer_normalization_2d_axis_negative_1",
+    "rms_normalization_4d_axis1", "rms_normalization_3d_axis_negative_1_epsilon",
+    "shrink_hard", "shrink_soft", "hannwindow_symmetric", "hammingwindow", "blackmanwindow",
 )
 
 

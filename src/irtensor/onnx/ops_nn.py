@@ -213,14 +213,21 @@ def lrn(node: Node) -> list[Value]:
     return [x / (sums.reshape(x.shape) * (alpha / size) + bias).pow(beta)]
 
 
-@op("LayerNormalization")
+@op("LayerNormalization", "RMSNormalization")
 def layer_norm(node: Node) -> list[Value]:
-    if node.n_outputs > 1:
-        raise node.error("the Mean and InvStdDev outputs are not supported")
+    """Normalized over the axes from `axis` on (RMSNormalization: not centred), computed in
+    f32 (stash_type 1, the default) for narrower floats; LayerNormalization's Mean and
+    InvStdDev outputs are in that type too."""
     x = node.tensor(0)
-    axis = node.attr("axis", -1) % x.ndim
-    axes = tuple(range(axis, x.ndim))
-    mean = x.mean(axes, keepdim=True)
-    var = ((x - mean) * (x - mean)).mean(axes, keepdim=True)
-    y = (x - mean) * (var + node.attr("epsilon", 1e-5)).rsqrt() * node.tensor(1)
-    return [y + node.tensor(2) if node.has(2) else y]
+    if not -x.ndim <= (axis := node.attr("axis", -1)) < x.ndim:
+        raise node.error(f"attribute axis={axis} is not an axis of input 0 ({x.ndim}-d)")
+    axes = tuple(range(axis % x.ndim, x.ndim))
+    narrow = x.dtype.is_float and x.dtype.np.itemsize < 4
+    stash = x.float() if narrow and node.attr("stash_type", 1) == 1 else x
+    layer = node.op_type == "LayerNormalization"
+    mean = stash.mean(axes, keepdim=True) if layer else None
+    centred = stash - mean if mean is not None else stash
+    inv_std = ((centred * centred).mean(axes, keepdim=True) + node.attr("epsilon", 1e-5)).rsqrt()
+    y = (centred * inv_std).cast(x.dtype) * node.tensor(1)
+    y = y + node.tensor(2) if layer and node.has(2) else y
+    return [y, mean, inv_std][:max(1, node.n_outputs)] if layer else [y]
