@@ -36,8 +36,11 @@ def pools() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
              n("AveragePool", ["x"], ["b"], kernel_shape=[2, 2], strides=[2, 2],
                pads=[1, 0, 1, 0], count_include_pad=1),
              n("MaxPool", ["x"], ["c"], kernel_shape=[3, 2], strides=[2, 2], ceil_mode=1),
-             n("LRN", ["x"], ["d"], size=3, alpha=1e-2, beta=0.75, bias=2.0)]
-    return make(nodes, {"x": (1, 4, 7, 7)}, {}, ["a", "b", "c", "d"], opset=12), {
+             n("LRN", ["x"], ["d"], size=3, alpha=1e-2, beta=0.75, bias=2.0),
+             n("LpPool", ["x"], ["e"], kernel_shape=[2, 3], strides=[1, 2],
+               pads=[1, 1, 0, 1], p=3),
+             n("LpPool", ["x"], ["f"], kernel_shape=[3, 3], auto_pad="SAME_UPPER")]
+    return make(nodes, {"x": (1, 4, 7, 7)}, {}, ["a", "b", "c", "d", "e", "f"], opset=12), {
         "x": rand(1, 4, 7, 7)}
 
 

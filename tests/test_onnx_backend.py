@@ -53,6 +53,7 @@ CASES = (
     "layer_normalization_4d_axis1", "layer_normalization_2d_axis_negative_1",
     "rms_normalization_4d_axis1", "rms_normalization_3d_axis_negative_1_epsilon",
     "shrink_hard", "shrink_soft", "hannwindow_symmetric", "hammingwindow", "blackmanwindow",
+    "lppool_2d_pads", "lppool_1d_default",
 )
 
 

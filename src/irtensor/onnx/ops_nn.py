@@ -120,8 +120,6 @@ def pool_geometry(node: Node, x: Tensor, n: int) -> tuple[list[int], list[int], 
 def pool(node: Node) -> list[Value]:
     x = node.tensor(0)
     n = spatial(node, x)
-    if node.op_type == "LpPool":
-        raise node.error("operator LpPool is not supported")
     if node.n_outputs > 1:
         raise node.error("the Indices output of MaxPool is not supported")
     kernel, strides, pads, extra = pool_geometry(node, x, n)
@@ -129,7 +127,14 @@ def pool(node: Node) -> list[Value]:
     k2, s2 = as_2d(kernel, 1, n), as_2d(strides, 1, n)
     padding = _tinygrad_padding(as_2d(pads[:n], 0, n) + as_2d(ends, 0, n))
     x2 = _lift(x, n)
-    if node.op_type == "MaxPool":
+    if node.op_type == "LpPool":  # each window's p-norm: pads count as zeros
+        power = int(node.attr("p", 2))
+        if power < 1:
+            raise node.error(f"attribute p={power} is not supported (p >= 1 is)")
+        total = _lift(x.abs() ** power, n).avg_pool2d(k2, s2, padding=padding) * \
+            math.prod(kernel)
+        y = total.sqrt() if power == 2 else total ** (1 / power)
+    elif node.op_type == "MaxPool":
         if x.dtype.is_int and np.dtype(x.dtype.np).itemsize > 2:
             # the pool computes in f32, whose 24 bits hold every 8- and 16-bit integer
             raise node.error(f"MaxPool of {x.dtype.name} inputs is not supported (floats "
