@@ -156,7 +156,25 @@ def losses_scans_norms() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         "a": rand(4, 5)}
 
 
+def indexing() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """TopK (smallest, along axis 0), OneHot (negative indices, an axis), ScatterElements
+    (max, negative indices), ScatterND (add, repeated rows), LpNormalization (p=1)."""
+    nodes = [const("k", [2]), n("TopK", ["a", "k"], ["tv", "ti"], axis=0, largest=0),
+             n("OneHot", ["hot_i", "depth", "hot_v"], ["oh"], axis=1),
+             n("ScatterElements", ["a", "se_i", "se_u"], ["se"], axis=1, reduction="max"),
+             n("ScatterND", ["a", "nd_i", "nd_u"], ["nd"], reduction="add"),
+             n("LpNormalization", ["a"], ["lp"], axis=0, p=1)]
+    weights = {"hot_i": np.array([[0, -1], [2, 1]], np.int64),
+               "depth": np.array(3, np.int64), "hot_v": np.array([-0.5, 2.0], np.float32),
+               "se_i": np.array([[0, -1], [2, 2], [4, 1], [3, 0]], np.int64),
+               "se_u": rand(4, 2), "nd_i": np.array([[1], [3], [1]], np.int64),
+               "nd_u": rand(3, 5)}
+    return make(nodes, {"a": (4, 5)}, weights, ["tv", "ti", "oh", "se", "nd", "lp"],
+                opset=18, output_types={"ti": TensorProto.INT64}), {"a": rand(4, 5)}
+
+
 CASES: dict[str, Case] = {
+    "indexing": indexing,
     "losses_scans_norms": losses_scans_norms,
     "resize": resizes,
     "conv_net_opset13": lambda: conv_net(13), "conv_net_opset9": lambda: conv_net(9),

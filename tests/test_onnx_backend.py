@@ -54,6 +54,12 @@ CASES = (
     "rms_normalization_4d_axis1", "rms_normalization_3d_axis_negative_1_epsilon",
     "shrink_hard", "shrink_soft", "hannwindow_symmetric", "hammingwindow", "blackmanwindow",
     "lppool_2d_pads", "lppool_1d_default",
+    # indexing: negative indices, ties, reductions; OneHot's depth bound as a graph input
+    "top_k_smallest", "top_k_same_values_2d", "onehot_with_negative_axis",
+    "onehot_negative_indices", "scatter_elements_with_reduction_max",
+    "scatter_elements_with_negative_indices", "scatter_with_axis", "scatternd_add",
+    "scatternd_min_with_element_indices", "lpnormalization_default",
+    "bitcast_float64_to_int64",
 )
 
 

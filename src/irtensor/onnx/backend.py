@@ -97,8 +97,8 @@ class IrtensorBackend(Backend):
 
 
 # The inputs of these ops that decide the output's shape: a graph input feeding one is
-# bound too, whatever its element type (Resize's float scales and roi).
-GEOMETRY = {"Resize": (1, 2, 3), "Upsample": (1,)}
+# bound too, whatever its element type (Resize's float scales and roi, OneHot's depth).
+GEOMETRY = {"Resize": (1, 2, 3), "Upsample": (1,), "OneHot": (1,)}
 
 
 def geometry_inputs(model: onnx.ModelProto) -> set[str]:
