@@ -116,11 +116,17 @@ def pow_(node: Node) -> list[Value]:
 @op("Mod")
 def mod(node: Node) -> list[Value]:
     a, b = node.tensor(0), node.tensor(1)
-    if node.attr("fmod", 0):
-        return [a.fmod(b)]
-    if a.dtype.is_float:
-        raise node.error("fmod=0 on floats is not allowed")
-    return [a.mod(b)]
+    # fmod=0: the remainder takes the divisor's sign (numpy's mod), floats too: opset 28's
+    # cases have it, the older specs required fmod=1 for floats
+    return [a.fmod(b) if node.attr("fmod", 0) else a.mod(b)]
+
+
+@fold("Mod")
+def mod_np(node: Node) -> list[Value]:
+    """Mod of constants (shape arithmetic: a head count's remainder) at import."""
+    a, b = node.const(0, "A"), node.const(1, "B")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return [(np.fmod(a, b) if node.attr("fmod", 0) else np.mod(a, b)).astype(a.dtype)]
 
 
 @op("CastLike")
