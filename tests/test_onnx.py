@@ -173,7 +173,17 @@ def indexing() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
                 opset=18, output_types={"ti": TensorProto.INT64}), {"a": rand(4, 5)}
 
 
+def pad_by_a_run_time_value() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """Pad whose value is a graph input (an attention mask's -inf): the inside is kept,
+    not turned into NaN by 0 * inf."""
+    nodes = [const("pads", [0, 2, 1, 0]), const("axes", [-1, 0]),
+             n("Pad", ["x", "pads", "v", "axes"], ["y"])]
+    return make(nodes, {"x": (2, 3), "v": ()}, {}, ["y"], opset=18), {
+        "x": rand(2, 3), "v": np.array(-np.inf, np.float32)}
+
+
 CASES: dict[str, Case] = {
+    "pad_by_a_run_time_value": pad_by_a_run_time_value,
     "indexing": indexing,
     "losses_scans_norms": losses_scans_norms,
     "resize": resizes,

@@ -62,6 +62,7 @@ CASES = (
     "bitcast_float64_to_int64",
     # Attention's expanded form: its shape arithmetic (Mod, Where, Equal) folds at import
     "attention_3d_expanded", "mod_float32_mixed_sign_fmod_0", "mod_mixed_sign_int32",
+    "attention_4d_diff_heads_mask4d_padded_kv_expanded", "l2normalization_axis_0",
 )
 
 

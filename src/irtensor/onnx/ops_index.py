@@ -109,7 +109,7 @@ def lp_normalization(node: Node) -> list[Value]:
     if p not in (1, 2):
         raise node.error(f"attribute p={p} is not supported (1 and 2 are, as ONNX's)")
     norm = x.abs().sum(axis, keepdim=True) if p == 1 else (x * x).sum(axis, keepdim=True).sqrt()
-    return [x / norm]
+    return [(norm == 0).where(x.zeros_like(), x / norm)]  # 0 / 0 is 0, as onnx's reference
 
 
 @op("BitCast")

@@ -258,8 +258,9 @@ def pad(node: Node) -> list[Value]:
     for i, a in enumerate(axes):
         pairs[a % x.ndim] = (pads[i], pads[i + len(axes)])
     if mode == "constant" and isinstance(given, Tensor):  # a value known at run time
-        outside = 1 - Tensor.ones(*x.shape, dtype=x.dtype, device=x.device).pad(pairs)
-        return [x.pad(pairs) + outside * given.reshape(()).cast(x.dtype)]
+        # chosen, not added: 0 * an infinite pad value (an attention mask's -inf) is NaN
+        inside = Tensor.ones(*x.shape, dtype=x.dtype, device=x.device).pad(pairs) != 0
+        return [inside.where(x.pad(pairs), given.reshape(()).cast(x.dtype))]
     if mode == "constant":
         return [x.pad(pairs, value)]
     if mode not in ("edge", "reflect"):
