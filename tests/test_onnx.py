@@ -343,6 +343,32 @@ def test_bad_loss_and_scan_inputs_name_the_node() -> None:
             ionnx.load(model)
 
 
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+def test_bit_shifts_by_a_tensor_of_amounts(device: str) -> None:
+    """BitShift as numpy shifts (opset 28): wrapping left shifts, arithmetic right shifts
+    of signed ints, amounts below 0 or of the width or more give 0 (or -1)."""
+    x8, y8 = np.array([-8, 4, -1, 100, -128], np.int8), np.array([2, 9, -1, 1, 7], np.int8)
+    x64 = np.array([-5, 2**62 + 3, 7, -2**63], np.int64)
+    y64 = np.array([63, 63, 1, 64], np.int64)
+    u64 = np.array([2**64 - 1, 2**63, 12, 1], np.uint64)
+    v64 = np.array([63, 63, 2, 64], np.uint64)
+    nodes = [n("BitShift", [x, y], [f"{x}_{d}"], direction=d)
+             for x, y in (("x8", "y8"), ("x64", "y64"), ("u64", "v64"))
+             for d in ("LEFT", "RIGHT")]
+    weights = {"x8": x8, "y8": y8, "x64": x64, "y64": y64, "u64": u64, "v64": v64}
+    outs = [o for node in nodes for o in node.output]
+    types = {o: onnx.helper.np_dtype_to_tensor_dtype(weights[o.split("_")[0]].dtype)
+             for o in outs}
+    model = make(nodes, {"unused": (1,)}, weights, outs, opset=28, output_types=types)
+    got = ionnx.run(model, {"unused": np.zeros(1, np.float32)}, device=device)
+    want = [np.array([-32, 0, 0, -56, 0], np.int8), np.array([-2, 0, -1, 50, -1], np.int8),
+            np.array([-2**63, -2**63, 14, 0], np.int64), np.array([-1, 0, 3, -1], np.int64),
+            np.array([2**63, 0, 48, 0], np.uint64), np.array([1, 1, 3, 0], np.uint64)]
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
 def test_unsupported_attribute_and_dynamic_shape_are_named() -> None:
     bad_pad = make([n("Pad", ["x"], ["y"], pads=[0, 1, 0, 1], mode="wrap")], {"x": (2, 3)},
                    {}, ["y"], opset=10)

@@ -63,6 +63,8 @@ CASES = (
     # Attention's expanded form: its shape arithmetic (Mod, Where, Equal) folds at import
     "attention_3d_expanded", "mod_float32_mixed_sign_fmod_0", "mod_mixed_sign_int32",
     "attention_4d_diff_heads_mask4d_padded_kv_expanded", "l2normalization_axis_0",
+    "bitshift_left_uint64", "bitshift_right_int8_negative_shift",
+    "bitshift_left_int32_overflow",
 )
 
 
