@@ -63,14 +63,18 @@ def scatter_elements(node: Node) -> list[Value]:
         raise node.error(f"inputs 1 (indices) and 2 (updates) have shapes {indices.shape} "
                          f"and {updates.shape}; expected one shape of rank {data.ndim}")
     index = _wrapped(indices, data.shape[axis])
-    reduction = node.attr("reduction", "none")
-    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
-    if reduction == "none":
+    if (reduction := _scatter_reduction(node)) is None:
         return [data.scatter(axis, index, updates)]
-    if reduction not in SCATTER_REDUCTIONS:
+    return [data.scatter_reduce(axis, index, updates, reduction)]
+
+
+def _scatter_reduction(node: Node) -> str | None:
+    """The Tensor.scatter_reduce kind of the node's reduction; None for `none`."""
+    reduction = node.attr("reduction", "none")
+    if reduction != "none" and reduction not in SCATTER_REDUCTIONS:
         raise node.error(f"attribute reduction={reduction!r} is not one of none, "
                          f"{', '.join(SCATTER_REDUCTIONS)}")
-    return [data.scatter_reduce(axis, index, updates, SCATTER_REDUCTIONS[reduction])]
+    return SCATTER_REDUCTIONS.get(reduction)
 
 
 @op("ScatterND")
@@ -92,15 +96,9 @@ def scatter_nd(node: Node) -> list[Value]:
     count = int(np.prod(indices.shape[:-1]))
     index = flat.reshape(count, *[1] * len(rest)).expand(count, *rest)
     table, sources = data.reshape(rows, *rest), updates.reshape(count, *rest)
-    reduction = node.attr("reduction", "none")
-    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
-    if reduction == "none":
+    if (reduction := _scatter_reduction(node)) is None:
         return [table.scatter(0, index, sources).reshape(data.shape)]
-    if reduction not in SCATTER_REDUCTIONS:
-        raise node.error(f"attribute reduction={reduction!r} is not one of none, "
-                         f"{', '.join(SCATTER_REDUCTIONS)}")
-    return [table.scatter_reduce(0, index, sources, SCATTER_REDUCTIONS[reduction]
-                                 ).reshape(data.shape)]
+    return [table.scatter_reduce(0, index, sources, reduction).reshape(data.shape)]
 
 
 @op("LpNormalization")
@@ -120,8 +118,7 @@ def bit_shift(node: Node) -> list[Value]:
     int amount. An amount below 0 or of the width or more gives 0 (-1 for a right shift of
     a negative value), as numpy and opset 28's cases."""
     x, y = node.tensor(0), node.tensor(1)
-    direction = node.attr("direction", b"")
-    direction = direction.decode() if isinstance(direction, bytes) else direction
+    direction = node.attr("direction", "")
     if direction not in ("LEFT", "RIGHT"):
         raise node.error(f"attribute direction={direction!r} is not LEFT or RIGHT")
     if not (x.dtype.is_int and y.dtype.is_int):

@@ -15,7 +15,6 @@ REDUCTIONS = ("none", "sum", "mean")
 
 def _loss_attrs(node: Node) -> tuple[str, int | None]:
     reduction = node.attr("reduction", "mean")
-    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
     if reduction not in REDUCTIONS:
         raise node.error(f"attribute reduction={reduction!r} is not one of {REDUCTIONS}")
     ignore = node.attr("ignore_index")
@@ -93,7 +92,6 @@ def einsum(node: Node) -> list[Value]:
     equation = node.attr("equation")
     if equation is None:
         raise node.error("attribute equation is missing")
-    equation = equation.decode() if isinstance(equation, bytes) else equation
     operands = [node.tensor(i) for i in range(len(node.inputs))]
     try:
         return [Tensor.einsum(equation.replace(" ", ""), *operands)]
