@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -156,6 +157,33 @@ def test_a_worker_answers_requests_and_reports_errors() -> None:
     _, name = llvm_objects.loaded(answer["meta"], code, kernel)  # checked as a disk entry
     assert name == llvm_objects.function_name(kernel)
     assert error["status"] == "error" and "IRError" in error["message"]
+
+
+@pytest.mark.parametrize("level", ["1", None])
+def test_a_worker_compiles_at_the_level_this_process_would(
+        level: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from irtensor.passes.llvm import jit as llvm_jit
+
+    if level is None:
+        monkeypatch.delenv(llvm_jit.OPT_LEVEL_ENV, raising=False)
+    else:
+        monkeypatch.setenv(llvm_jit.OPT_LEVEL_ENV, level)
+    kernel = kernels(program())[1]  # the matmul's vector block: O2 unless a level is fixed
+    request = compile_pool.request(ir.to_text(llvm_device.compile_unit(kernel)), "device-llvm")
+    worker = subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              env={**os.environ, llvm_jit.OPT_LEVEL_ENV: "3"})
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        compile_pool.write_message(worker.stdin, request)
+        answer, code = compile_pool.read_message(worker.stdout)
+    finally:
+        worker.stdin.close()
+        assert worker.wait(timeout=60) == 0
+    want = int(level) if level else 2  # this process's choice, not the worker's own 3
+    assert answer["meta"]["opt_level"] == want
+    jit, _ = llvm_objects.loaded(answer["meta"], code, kernel)
+    assert jit.opt_level == want
 
 
 def test_messages_are_plain_data_and_checked() -> None:

@@ -134,10 +134,30 @@ def test_an_entry_is_plain_data_recording_its_key_kernel_and_signature(
     assert [p[:3] for p in meta["signature"]] == [
         ["memref<3x4xf32>", True, False], ["memref<3x4xf32>", True, True],
         ["index", False, False], ["index", False, False]]
+    assert meta["opt_level"] == llvm_jit.kernel_opt_level(meta["llvm_ir"])
     code = payload(path)
     assert len(code) == head["payload_bytes"] and llvm_jit.object_problem(code) == ""
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert compiles(lambda: check_a(program_a("llvm"))) == 0  # and it loads
+
+
+@pytest.mark.parametrize("level", [None, "3", 7])
+def test_an_entry_loads_with_the_level_it_was_compiled_at_or_is_rebuilt(
+        level: object, private_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import irtensor
+
+    check_a(program_a("llvm"))
+    (path,) = private_cache.glob("*.bin")
+    meta = header(path)["meta"]
+    forget_in_memory()
+    with irtensor.Context(debug=3):
+        assert compiles(lambda: check_a(program_a("llvm"))) == 0
+    assert f"LLVM O{meta['opt_level']}\n" in capsys.readouterr().err
+    forged = {k: v for k, v in meta.items() if k != "opt_level"}
+    if level is not None:
+        forged["opt_level"] = level
+    path.write_bytes(cache.encode(path.stem, llvm_objects.OBJECT_KIND, forged, payload(path)))
+    assert compiles(lambda: check_a(program_a("llvm"))) == 1
 
 
 def varied_programs() -> list[np.ndarray]:

@@ -40,7 +40,8 @@ ANSWER_TIMEOUT_S = 600.0  # a kernel's compile takes seconds; past this, a worke
 
 
 LENGTH = struct.Struct("<Q")
-STEERING = ("IRTENSOR_VECTOR_BYTES",)  # what the lowering reads from the environment
+# What the lowering and LLVM read from the environment, passed on to the workers.
+STEERING = ("IRTENSOR_VECTOR_BYTES", "IRTENSOR_LLVM_OPT")
 
 
 Message = tuple[dict[str, Any], bytes]

@@ -6,8 +6,9 @@ It reads requests from stdin and writes answers to stdout, each a JSON header an
 raw bytes (`compile_pool.write_message`: plain data, so reading one runs no code).
 A request is `{"unit", "pipeline", "env"}`: the kernel's compile unit as
 `ir.to_text` printed it, the pipeline's text and the variables that steer the
-lowering (`IRTENSOR_VECTOR_BYTES`). The answer is what the disk cache would hold:
-`{"status": "ok", "meta": ..., "seconds": ...}` with the object code as payload
+lowering and LLVM (`IRTENSOR_VECTOR_BYTES`, `IRTENSOR_LLVM_OPT`). The answer is
+what the disk cache would hold: `{"status": "ok", "meta": ..., "seconds": ...}`
+with the object code as payload
 (`llvm_objects.object_entry`; the asking process checks it against its kernel as
 it checks a disk entry), or `{"status": "error", "message": ...}`: the asking
 process then compiles the kernel itself, so a failure is reported there, in

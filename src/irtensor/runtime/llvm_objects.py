@@ -34,7 +34,7 @@ def object_entry(kernel: KernelOp, jit: Any, name: str) -> dict[str, Any] | None
             or [(t, b) for t, b, _, _ in signature] != expected_signature(kernel):
         return None
     return {"kernel": kernel.sym_name.data, "function": name, "signature": signature,
-            "llvm_ir": jit.llvm_ir, "optimized_ir": jit.optimized_ir}
+            "llvm_ir": jit.llvm_ir, "optimized_ir": jit.optimized_ir, "opt_level": jit.opt_level}
 
 
 def store(key: str, kernel: KernelOp, jit: Any, name: str) -> None:
@@ -61,8 +61,12 @@ def loaded(meta: dict[str, Any], code: bytes, kernel: KernelOp) -> tuple[Any, st
     from irtensor.passes.llvm import jit as llvm_jit
 
     name, params, texts = _checked_meta(meta, kernel)
+    level = meta.get("opt_level")
+    if type(level) is not int or not 0 <= level <= 3:
+        raise cache.Discarded("its LLVM optimisation level is missing")
     jit = llvm_jit.load_object(code, {name: (params, None)}, llvm_ir_text=texts[0],
                                optimized_ir=texts[1])
+    jit.opt_level = level
     jit.function(name)
     return jit, name
 

@@ -17,12 +17,12 @@
 // CHECK-NEXT:    llvm.store %[[CONFIG]], %[[SLOT]] {alignment = 64 : i64} : vector<64xi8>, !llvm.ptr
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.ldtilecfg"(%[[SLOT]]) : (!llvm.ptr) -> ()
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.tilezero"(%[[ZERO]]) : (i8) -> ()
-// CHECK:         %[[A:.*]] = llvm.getelementptr inbounds %a[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i16
+// CHECK:         %[[A:.*]] = llvm.getelementptr inbounds %a[%row, 0] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<32 x i16>
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.tileloadd64"(%[[FOUR]], %[[A]], %[[ROWBYTES]]) : (i8, !llvm.ptr, i64) -> ()
-// CHECK:         %[[B:.*]] = llvm.getelementptr inbounds %b[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i16
+// CHECK:         %[[B:.*]] = llvm.getelementptr inbounds %b[%row, 0] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<32 x i16>
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.tileloadd64"(%[[SIX]], %[[B]], %[[ROWBYTES]]) : (i8, !llvm.ptr, i64) -> ()
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.tdpbf16ps"(%[[ZERO]], %[[FOUR]], %[[SIX]]) : (i8, i8, i8) -> ()
-// CHECK:         %[[C:.*]] = llvm.getelementptr inbounds %c[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:         %[[C:.*]] = llvm.getelementptr inbounds %c[%row, 0] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<16 x f32>
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.tilestored64"(%[[ZERO]], %[[C]], %[[ROWBYTES]]) : (i8, !llvm.ptr, i64) -> ()
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.tilerelease"() : () -> ()
 // CHECK-NEXT:    llvm.return

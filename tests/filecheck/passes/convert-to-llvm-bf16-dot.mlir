@@ -1,15 +1,15 @@
 // convert-to-llvm on the ops of a bf16 register block: a row of bf16 is the bits
 // memory holds (vector<16xi16>), loaded as one vector; a broadcast of a bf16
-// scalar splats its bits; vector.shuffle is llvm.shufflevector; arith.extf of a
+// scalar splats its bits (one undef vector per block serves every splat); vector.shuffle is llvm.shufflevector; arith.extf of a
 // row shifts each lane's bits into the high half of an i32 (exact) and reads it
 // as f32; x86vector.avx512.dot calls LLVM's vdpbf16ps intrinsic on the pairs as
 // i32 lanes (LLVM upgrades that form to its bfloat one).
 // RUN: irtensor-opt %s -p convert-to-llvm | filecheck %s
 
 // CHECK-LABEL: llvm.func @pairs(
-// CHECK:         %[[SIXTEEN:.*]] = llvm.mlir.constant(dense<16> : vector<16xi32>) : vector<16xi32>
+// CHECK-DAG:     %[[SIXTEEN:.*]] = llvm.mlir.constant(dense<16> : vector<16xi32>) : vector<16xi32>
+// CHECK-DAG:     %[[UNDEF:.*]] = llvm.mlir.undef : vector<16xi16>
 // CHECK:         %[[BITS0:.*]] = llvm.trunc %{{.*}} : i32 to i16
-// CHECK-NEXT:    %[[UNDEF:.*]] = llvm.mlir.undef : vector<16xi16>
 // CHECK-NEXT:    %[[LANE0:.*]] = llvm.insertelement %[[BITS0]], %[[UNDEF]][%{{.*}} : i32] : vector<16xi16>
 // CHECK-NEXT:    %[[SPLAT0:.*]] = llvm.shufflevector %[[LANE0]], %[[LANE0]] [0, 0, {{.*}}] : vector<16xi16>
 // CHECK:         %[[PAIRA:.*]] = llvm.shufflevector %[[SPLAT0]], %{{.*}} [0, 16, 0, 16, {{.*}}] : vector<16xi16>

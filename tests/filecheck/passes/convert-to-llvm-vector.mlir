@@ -1,7 +1,8 @@
 // convert-to-llvm lowers the vector ops of a register block's rows: a
 // vector.load/store of a run becomes one llvm.load/store of the vector type
 // through the element's GEP, aligned as one element is (a run starts anywhere
-// in a row); a broadcast is LLVM's splat (insertelement + a zero shufflevector);
+// in a row); a broadcast is LLVM's splat (insertelement into the block's one
+// undef vector + a zero shufflevector);
 // float arithmetic keeps its vector type; maximumf becomes llvm.maximum with the
 // second operand taken where both are zeros (np.maximum's tie rule), from a mask
 // built of the bits. A memref.collapse_shape view is the same pointer.
@@ -22,10 +23,10 @@ func.func @row(%in0: memref<2x8xf32>, %in1: memref<2xf32>, %out: memref<2x8xf32>
 }
 // CHECK-LABEL: llvm.func @row(
 // CHECK-SAME:    irtensor.written_args = array<i64: 2>
-// CHECK:         %[[AT:.*]] = llvm.getelementptr inbounds %in0[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:         %[[EMPTY:.*]] = llvm.mlir.undef : vector<4xf32>
+// CHECK:         %[[AT:.*]] = llvm.getelementptr inbounds %in0[%start, 4] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<8 x f32>
 // CHECK-NEXT:    %[[LOADED:.*]] = llvm.load %[[AT]] {alignment = 4 : i64} : !llvm.ptr -> vector<4xf32>
 // CHECK:         %[[S:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK-NEXT:    %[[EMPTY:.*]] = llvm.mlir.undef : vector<4xf32>
 // CHECK-NEXT:    %[[LANE0:.*]] = llvm.insertelement %[[S]], %[[EMPTY]][%{{.*}} : i32] : vector<4xf32>
 // CHECK-NEXT:    %[[SPLAT:.*]] = llvm.shufflevector %[[LANE0]], %[[LANE0]] [0, 0, 0, 0] : vector<4xf32>
 // CHECK-NEXT:    %[[P:.*]] = llvm.fmul %[[LOADED]], %[[SPLAT]] {fastmathFlags = #llvm.fastmath<contract>} : vector<4xf32>
@@ -33,7 +34,7 @@ func.func @row(%in0: memref<2x8xf32>, %in1: memref<2xf32>, %out: memref<2x8xf32>
 // CHECK:         llvm.ashr %{{.*}}, %{{.*}} : vector<4xi32>
 // CHECK:         %[[BITS:.*]] = llvm.or %{{.*}}, %{{.*}} : vector<4xi32>
 // CHECK-NEXT:    %[[RELU:.*]] = llvm.bitcast %[[BITS]] : vector<4xi32> to vector<4xf32>
-// CHECK:         %[[TO:.*]] = llvm.getelementptr inbounds %out[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:         %[[TO:.*]] = llvm.getelementptr inbounds %out[%start, 0] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<8 x f32>
 // CHECK-NEXT:    llvm.store %[[RELU]], %[[TO]] {alignment = 4 : i64} : vector<4xf32>, !llvm.ptr
 
 // A row stored through a view without the output's trailing size-1 dimension:
@@ -48,5 +49,5 @@ func.func @row_view(%in0: memref<2x8xf32>, %out: memref<2x8x1xf32>, %start: inde
 // CHECK-LABEL: llvm.func @row_view(
 // CHECK-SAME:    irtensor.written_args = array<i64: 1>
 // CHECK:         %[[ROW:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
-// CHECK:         %[[TO:.*]] = llvm.getelementptr inbounds %out{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:         %[[TO:.*]] = llvm.getelementptr inbounds %out{{.*}}[%start{{.*}}, 0] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<8 x f32>
 // CHECK-NEXT:    llvm.store %[[ROW]], %[[TO]] {alignment = 4 : i64} : vector<8xf32>, !llvm.ptr

@@ -1,5 +1,6 @@
 // convert-to-llvm lowers loop-level kernels to llvm.func on bare pointers:
-// memrefs become !llvm.ptr, loads a GEP over the row-major linear index (the
+// memrefs become !llvm.ptr, loads one GEP indexed by every index over the buffer's
+// row-major array type (a strided view or a stack slot: over the linear index, its
 // strides made once per block, at its start),
 // loops blocks with branches, math ops LLVM intrinsics. Functions that are not
 // kernels are erased unless kernels-only=false.
@@ -30,25 +31,20 @@ func.func @scale(%in0: memref<4x8xf32>, %out: memref<4x8xf32>, %start: index, %s
 // CHECK-NEXT:    %[[MORE:.*]] = llvm.icmp "slt" %i, %stop : i64
 // CHECK-NEXT:    llvm.cond_br %[[MORE]], ^{{.*}}, ^[[EXIT:bb[0-9]+]]
 // CHECK:       ^{{.*}}(%j: i64):
-// CHECK:         %[[EIGHT:.*]] = llvm.mlir.constant(8) : i64
-// CHECK:         %[[ROW:.*]] = llvm.mul %i, %[[EIGHT]] overflow<nsw> : i64
-// CHECK-NEXT:    %[[LINEAR:.*]] = llvm.add %[[ROW]], %j overflow<nsw> : i64
-// CHECK-NEXT:    %[[P:.*]] = llvm.getelementptr inbounds %in0[%[[LINEAR]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NOT:     llvm.mul
+// CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %in0[%i, %j] : (!llvm.ptr, i64, i64) -> !llvm.ptr, !llvm.array<8 x f32>
 // CHECK-NEXT:    %x = llvm.load %[[P]] : !llvm.ptr -> f32
 // CHECK-NEXT:    %y = llvm.fmul %x, %half : f32
 // CHECK-NEXT:    %z = llvm.intr.sqrt(%y) : (f32) -> f32
-// CHECK-NOT:     llvm.mlir.constant(8)
-// CHECK:         %[[OUT_ROW:.*]] = llvm.mul %i, %[[EIGHT]] overflow<nsw> : i64
-// CHECK:         llvm.getelementptr inbounds %out[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    llvm.store %z, %{{.*}} : f32, !llvm.ptr
+// CHECK-NEXT:    %[[Q:.*]] = llvm.getelementptr inbounds %out[%i, %j] : (!llvm.ptr, i64, i64) -> !llvm.ptr, !llvm.array<8 x f32>
+// CHECK-NEXT:    llvm.store %z, %[[Q]] : f32, !llvm.ptr
 // CHECK:       ^[[EXIT]]:
 // CHECK-NEXT:    llvm.return
 // CHECK-NOT:   func.func
 // CHECK-NOT:   @host
 
-// A size-1 dimension adds nothing to the linear index (in bounds, its index is 0) and
-// a constant index joins the offset: %src[%c0, %k, %c0, %c2] of a 1x4x1x8 buffer is
-// element k * 8 + 2, one multiply and one add.
+// A size-1 dimension's index (0, in bounds) and a constant index are held in the GEP
+// itself: %src[%c0, %k, %c0, %c2] of a 1x4x1x8 buffer takes one op and no arithmetic.
 func.func @unit_dims(%src: memref<1x4x1x8xf32>, %dst: memref<4xf32>, %lo: index, %hi: index) attributes {irtensor.kernel} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -60,14 +56,32 @@ func.func @unit_dims(%src: memref<1x4x1x8xf32>, %dst: memref<4xf32>, %lo: index,
   func.return
 }
 // CHECK-LABEL: llvm.func @unit_dims(
-// CHECK:         %[[TWO:.*]] = llvm.mlir.constant(2) : i64
-// CHECK-NEXT:    %[[EIGHT:.*]] = llvm.mlir.constant(8) : i64
-// CHECK-NEXT:    %[[ROW:.*]] = llvm.mul %k, %[[EIGHT]] overflow<nsw> : i64
-// CHECK-NEXT:    %[[AT:.*]] = llvm.add %[[ROW]], %[[TWO]] overflow<nsw> : i64
-// CHECK-NEXT:    %[[P:.*]] = llvm.getelementptr inbounds %src[%[[AT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %src[0, %k, 0, 2] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<4 x !llvm.array<1 x !llvm.array<8 x f32>>>
 // CHECK-NEXT:    %v = llvm.load %[[P]] : !llvm.ptr -> f32
 // CHECK-NEXT:    %[[Q:.*]] = llvm.getelementptr inbounds %dst[%k] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    llvm.store %v, %[[Q]] : f32, !llvm.ptr
+
+// A strided view is addressed by its linear index: offset + sum(index * stride), a
+// size-1 dimension adding nothing and a constant index joining the offset
+// (%view[%k, %c0, %c2] of a 4x1x8 view with strides [16, 8, 1] from element 4 is
+// element k * 16 + 6).
+func.func @strided(%view: memref<4x1x8xf32, strided<[16, 8, 1], offset: 4>>, %dst: memref<4xf32>, %lo: index, %hi: index) attributes {irtensor.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %k = %lo to %hi step %c1 {
+    %v = memref.load %view[%k, %c0, %c2] : memref<4x1x8xf32, strided<[16, 8, 1], offset: 4>>
+    memref.store %v, %dst[%k] : memref<4xf32>
+  }
+  func.return
+}
+// CHECK-LABEL: llvm.func @strided(
+// CHECK:         %[[SIX:.*]] = llvm.mlir.constant(6) : i64
+// CHECK-NEXT:    %[[SIXTEEN:.*]] = llvm.mlir.constant(16) : i64
+// CHECK-NEXT:    %[[ROW:.*]] = llvm.mul %{{k.*}}, %[[SIXTEEN]] overflow<nsw> : i64
+// CHECK-NEXT:    %[[AT:.*]] = llvm.add %[[ROW]], %[[SIX]] overflow<nsw> : i64
+// CHECK-NEXT:    %[[P:.*]] = llvm.getelementptr inbounds %view[%[[AT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %{{.*}} = llvm.load %[[P]] : !llvm.ptr -> f32
 
 // A host function: erased by default, lowered (with malloc and a call) on request.
 func.func @host(%a: memref<4x8xf32>) -> memref<4x8xf32> {

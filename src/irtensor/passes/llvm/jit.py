@@ -7,13 +7,14 @@
 `compile_module` lowers a loop-level module with `convert-to-llvm` (a copy; the
 argument is not changed), exports it with xDSL's `convert_module`, and compiles
 it for the host CPU: its real name and feature string (AVX-512 where present,
-preferring 512-bit vectors), LLVM's O3 pipeline with loop and SLP vectorization,
-then MCJIT. Each kernel keeps its signature from the IR (`irtensor.arg_types`),
-so a call checks every array's dtype, shape, contiguity, alignment and (for
-buffers the kernel writes) writability, and raises TypeError or ValueError
-naming the argument instead of crashing. The call itself goes through ctypes,
-which releases the GIL, so kernels on disjoint [start, stop) ranges can run in
-threads.
+preferring 512-bit vectors), LLVM's optimisation pipeline with loop and SLP
+vectorization at the level `kernel_opt_level` chooses (O2, or O3 for code on the
+CPU's own intrinsics; `IRTENSOR_LLVM_OPT` fixes one), then MCJIT. Each kernel
+keeps its signature from the IR (`irtensor.arg_types`), so a call checks every
+array's dtype, shape, contiguity, alignment and (for buffers the kernel writes)
+writability, and raises TypeError or ValueError naming the argument instead of
+crashing. The call itself goes through ctypes, which releases the GIL, so
+kernels on disjoint [start, stop) ranges can run in threads.
 
 `llvm_ir(module)` is the LLVM IR text, `assembly(jit)` the machine assembly,
 `target_description()` the host target for cache keys; `jit.object_code()` and
@@ -25,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import os
 import re
 import struct
 import threading
@@ -121,7 +123,47 @@ def target_description() -> str:
     """Everything about the target that changes generated code (for cache keys)."""
     t = host_target()
     return (f"triple={t.triple} cpu={t.cpu} features={t.features} "
-            f"vector-width={t.default_vector_width()} llvm={t.llvm_version}")
+            f"vector-width={t.default_vector_width()} llvm={t.llvm_version} "
+            f"opt={OPT_POLICY if (forced := forced_opt_level()) is None else forced}")
+
+
+# --------------------------------------------------------------------------- opt level
+
+OPT_LEVEL_ENV = "IRTENSOR_LLVM_OPT"
+# The policy's name, in cache keys: a kernel compiled under another policy is another kernel.
+OPT_POLICY = "O3-scalar-float-math-and-x86-intrinsics;O2-else"
+_X86_INTRINSIC = re.compile(r"@llvm\.x86\.")
+_FLOAT_ARITHMETIC = re.compile(r"= (?:fadd|fsub|fmul|fdiv|frem|fneg|fcmp|call)\b")
+
+
+def forced_opt_level() -> int | None:
+    """The level `IRTENSOR_LLVM_OPT` (0-3) fixes for every kernel; None when unset."""
+    value = os.environ.get(OPT_LEVEL_ENV, "").strip()
+    if not value:
+        return None
+    if value not in ("0", "1", "2", "3"):
+        raise ValueError(f"{OPT_LEVEL_ENV} must be one of 0, 1, 2, 3; got {value!r}")
+    return int(value)
+
+
+def kernel_opt_level(text: str) -> int:
+    """LLVM's optimisation level for a module's IR `text`, unless `IRTENSOR_LLVM_OPT` fixes
+    one: O3 for float arithmetic in scalar loops, which LLVM vectorises itself, and for
+    code on the CPU's own intrinsics (AMX tiles, `vdpbf16ps`); O2 for code already in
+    vectors (register blocks) and for kernels that only move data (packing, padding).
+
+    Measured on an AVX2 EPYC (bench/README.md, "LLVM O2 and O3"): with every kernel at
+    O2, matmul, conv2d, the MLP and copies ran as fast as at O3 but a row reduction's
+    split partials 4x slower; LLVM took 5.4 s on ResNet-50's 47 kernels under this rule,
+    6.4 s all at O3. On the Xeon with AMX, O3 ran the tile kernel 35-48% faster than O2."""
+    forced = forced_opt_level()
+    if forced is not None:
+        return forced
+    if _X86_INTRINSIC.search(text):
+        return 3
+    if _WRITTEN_VECTORS.search(text) or not _FLOAT_ARITHMETIC.search(text):
+        return 2
+    return 3
 
 
 def _target_machine(opt_level: int, vector_width: int | None, jit: bool) -> Any:
@@ -432,7 +474,7 @@ def _check_symbols(ref: Any) -> None:
             raise RuntimeError(f"the module calls @{fn.name}, which this process lacks")
 
 
-def compile_module(module: ModuleOp | str, *, opt_level: int = 3,
+def compile_module(module: ModuleOp | str, *, opt_level: int | None = None,
                    vector_width: int | None = -1, kernels_only: bool | None = None,
                    ) -> JitModule:
     """Compile a module for the host CPU and JIT it.
@@ -440,6 +482,7 @@ def compile_module(module: ModuleOp | str, *, opt_level: int = 3,
     `module` is an xDSL module (loop level, lowered here on a copy, or llvm
     dialect) or LLVM IR text. `vector_width` steers the preferred SIMD width
     (-1: 512 where AVX-512 exists; None: the CPU model's own preference).
+    `opt_level` is LLVM's (None: `kernel_opt_level` of the module's IR).
     `kernels_only` (default: when the module has kernels) drops other functions.
     """
     return compile_module_later(module, None, opt_level=opt_level, vector_width=vector_width,
@@ -447,7 +490,7 @@ def compile_module(module: ModuleOp | str, *, opt_level: int = 3,
 
 
 def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
-                         opt_level: int = 3, vector_width: int | None = -1,
+                         opt_level: int | None = None, vector_width: int | None = -1,
                          kernels_only: bool | None = None) -> Future[JitModule]:
     """`compile_module`, with LLVM's share (optimising, machine code) run by `executor`
     (None: here, before returning). The lowering to LLVM IR text is Python and runs in
@@ -460,13 +503,14 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
         lowered = _clone_lowered(module, kernels_only)
         text, signatures = _export(lowered), _signatures(lowered)
     lowered_at = time.perf_counter()
+    level = kernel_opt_level(text) if opt_level is None else opt_level
     if vector_width == -1:
         vector_width = host_target().default_vector_width()
     check_host_can_run(text, host_target())
 
     def compile_text() -> JitModule:
         with _LOCK:  # llvmlite's module parsing and pass managers share LLVM's global context
-            jit = _compile_text(text, signatures, opt_level, vector_width)
+            jit = _compile_text(text, signatures, level, vector_width)
         jit.timings["lower"] = lowered_at - start
         jit.timings["total"] = jit.timings["lower"] + jit.timings["optimize"] \
             + jit.timings["codegen"]

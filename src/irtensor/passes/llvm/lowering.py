@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    StringAttr,
     UnrealizedConversionCastOp,
     VectorType,
     f32,
@@ -148,7 +149,9 @@ def int_attr(value: int, t: Attribute) -> IntegerAttr:
     return IntegerAttr(value, t)
 
 
-# The constants `Emitter.constant` made, by block and (value, type).
+# The constants `Emitter.constant` made, by block and (value, type); `Emitter.undef`'s
+# under (_UNDEF, type).
+_UNDEF = StringAttr("undef")
 _CONSTANTS: weakref.WeakKeyDictionary[Block, dict[tuple[Attribute, Attribute], SSAValue]] = \
     weakref.WeakKeyDictionary()
 
@@ -222,6 +225,22 @@ class Emitter:
         self.rewriter.insert(made, InsertPoint.at_start(block))
         known[key] = made.result
         return made.result
+
+    def undef(self, t: Attribute) -> SSAValue:
+        """One `llvm.mlir.undef` of type `t` per block, as `constant` shares constants (a
+        register block's broadcasts each began with their own)."""
+        block = self.op.parent_block()
+        if block is None:
+            return self.emit(llvm.UndefOp(t))
+        known = _CONSTANTS.setdefault(block, {})
+        key = (_UNDEF, t)
+        hit = known.get(key)
+        if hit is not None and hit.owner.parent_block() is block:
+            return hit
+        made = llvm.UndefOp(t)
+        self.rewriter.insert(made, InsertPoint.at_start(block))
+        known[key] = made.res
+        return made.res
 
     def bool_const(self, value: bool) -> SSAValue:
         return self.int_const(int(value), i1)

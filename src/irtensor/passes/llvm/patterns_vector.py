@@ -131,7 +131,7 @@ class BroadcastToLLVM(RewritePattern):
         source = e.value(op.source)
         if isinstance(op.source.type, BFloat16Type):  # a bf16 row holds the bits
             source = e.bf16_to_i16(source)
-        empty = e.emit(llvm.UndefOp(llvm_type(run)))
+        empty = e.undef(llvm_type(run))
         first = e.emit(llvm.InsertElementOp(empty, source, e.int_const(0, i32)))
         mask = DenseArrayBase.from_list(i32, [0] * lanes)
         e.finish(e.emit(llvm.ShuffleVectorOp(first, first, mask, llvm_type(run))))
@@ -158,8 +158,7 @@ class VectorMaxMinFToLLVM(RewritePattern):
         bits = VectorType(IntegerType(width), [lanes])
 
         def splat(value: int) -> SSAValue:
-            attr = DenseIntOrFPElementsAttr.from_list(bits, [value] * lanes)
-            return e.emit(llvm.ConstantOp(attr, bits))
+            return e.constant(DenseIntOrFPElementsAttr.from_list(bits, [value] * lanes), bits)
 
         a_bits, b_bits, picked_bits = (e.bitcast(v, bits) for v in (a, b, picked))
         magnitude = e.binop(llvm.AndOp, e.binop(llvm.OrOp, a_bits, b_bits),
