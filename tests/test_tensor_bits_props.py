@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import BF16, F16, F32, F64, I32, I64, check
+from conftest import BF16, DEVICES, F16, F32, F64, I32, I64, check, device_param
 from irtensor import Tensor, dtypes
 
 EDGES = {I32: [0, 1, -1, 5, -6, 2**31 - 1, -(2**31), 123456789, -98765],
@@ -177,3 +177,36 @@ def test_bitcast_needs_one_size() -> None:
         x.bitcast("int64")
     with pytest.raises(TypeError, match="bitcast from float16 to int32"):
         x.half().bitcast("int32")
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+@pytest.mark.parametrize("dtype", [I32, I64, np.dtype(np.uint8), np.dtype(np.uint32)], ids=str)
+def test_shifts_by_a_tensor_of_amounts_match_numpy(dtype: np.dtype, device: str) -> None:
+    bits = dtype.itemsize * 8
+    info = np.iinfo(dtype)
+    a = np.array([0, 1, 5, 77, info.max, info.min, info.max // 3 + 1], dtype)[:, None]
+    shifts = np.array([0, 1, 3, bits - 1, bits, bits + 5, 63, 64], np.int64)
+    if dtype.kind != "u":
+        shifts = np.concatenate([shifts, [-1, -40]])
+    x, n = Tensor(a, dtype=a.dtype, device=device), Tensor(shifts, dtype=shifts.dtype,
+                                                           device=device)
+    left, right, op_left = x.lshift(n), x.rshift(n), x << n.cast(dtypes.int32)
+    left.realize(right, op_left)
+    want_left = np.where((shifts >= 0) & (shifts < bits), np.left_shift(
+        a, np.clip(shifts, 0, bits - 1).astype(dtype)), 0).astype(dtype)
+    sign = np.where(a < 0, -1, 0).astype(dtype)
+    want_right = np.where((shifts >= 0) & (shifts < bits), np.right_shift(
+        a, np.clip(shifts, 0, bits - 1).astype(dtype)), sign).astype(dtype)
+    np.testing.assert_array_equal(left.numpy(), want_left)
+    np.testing.assert_array_equal(op_left.numpy(), want_left)
+    np.testing.assert_array_equal(right.numpy(), want_right)
+    if dtype == I32:  # numpy's own shifts give these for every amount
+        np.testing.assert_array_equal(left.numpy(), np.left_shift(a, shifts.astype(dtype)))
+        np.testing.assert_array_equal(right.numpy(), np.right_shift(a, shifts.astype(dtype)))
+
+
+def test_shifts_by_a_tensor_take_integers_only() -> None:
+    with pytest.raises(TypeError, match="lshift needs integer tensors, got int32 and float32"):
+        Tensor([1], dtype=dtypes.int32).lshift(Tensor([1.0]))
+    with pytest.raises(TypeError, match="rshift needs integer tensors, got float32 and int32"):
+        Tensor([1.0]).rshift(Tensor([1], dtype=dtypes.int32))

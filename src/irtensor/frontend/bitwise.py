@@ -71,11 +71,15 @@ class BitwiseMixin:
         if not self.dtype.is_int:
             raise TypeError(f"{name} needs an integer tensor, got {self.dtype.name}")
         if not isinstance(x, int) or isinstance(x, bool) or x < 0:
-            raise ValueError(f"{name} takes a non-negative int shift, got {x!r}")
+            raise ValueError(f"{name} takes a non-negative int shift or an integer tensor "
+                             f"of shifts, got {x!r}")
         return x
 
-    def lshift(self: Tensor, x: int) -> Tensor:
-        """x * 2**n with wrap-around; a shift by the width or more gives 0."""
+    def lshift(self: Tensor, x: int | Tensor) -> Tensor:
+        """x * 2**n with wrap-around; a shift by the width or more gives 0. `n` is an int
+        or an integer tensor of amounts (broadcast; an amount below 0 also gives 0)."""
+        if isinstance(x, type(self)):
+            return _shift_by_tensor(self, x, left=True)
         n = self._shift_amount(x, "lshift")
         if n >= _bits(self.dtype):
             return self.zeros_like()
@@ -84,15 +88,44 @@ class BitwiseMixin:
             weight = -weight  # 2**31 wraps to the int32 minimum
         return self * weight
 
-    def rshift(self: Tensor, x: int) -> Tensor:
+    def rshift(self: Tensor, x: int | Tensor) -> Tensor:
         """x // 2**n: an arithmetic shift of signed ints (floor, so negative values shift
-        in ones), a logical one of unsigned ints."""
+        in ones), a logical one of unsigned ints. `n` is an int or an integer tensor of
+        amounts (broadcast; an amount below 0 acts as one of the width or more)."""
+        if isinstance(x, type(self)):
+            return _shift_by_tensor(self, x, left=False)
         n = self._shift_amount(x, "rshift")
         if self.dtype.is_unsigned:
             return self.zeros_like() if n >= _bits(self.dtype) else self // (1 << n)
         if n >= _bits(self.dtype) - 1:
             return (self < 0).where(-1, 0).cast(self.dtype)
         return self // (1 << n)
+
+
+def _shift_by_tensor(x: Tensor, amount: Tensor, left: bool) -> Tensor:
+    """x shifted by each of `amount`, as numpy's shifts: 2**amount is built exactly in 64
+    bits from the amount's bits, then x times or floor-divided by it. An amount below 0 or
+    of the width or more gives 0 (-1 shifting a negative value right)."""
+    name = "lshift" if left else "rshift"
+    if not (x.dtype.is_int and amount.dtype.is_int):
+        raise TypeError(f"{name} needs integer tensors, got {x.dtype.name} and "
+                        f"{amount.dtype.name}")
+    wide_type = dtypes.uint64 if x.dtype.is_unsigned else dtypes.int64
+    bits = _bits(x.dtype)
+    amount = amount.cast(dtypes.uint64 if amount.dtype.is_unsigned else dtypes.int64)
+    in_range = (amount >= 0) & (amount < bits)
+    amount = in_range.where(amount, amount.zeros_like())
+    factor = amount.zeros_like().cast(wide_type) + 1
+    for k in range(6):  # amounts below 64; 2**63 wraps to int64's minimum
+        chosen = (amount // (1 << k)) % 2 == 1
+        factor = chosen.where(factor * (1 << (1 << k)), factor)
+    wide, zero = x.cast(wide_type), x.zeros_like()
+    if left:
+        return in_range.where((wide * factor).cast(x.dtype), zero)
+    if x.dtype.is_unsigned:
+        return in_range.where((wide // factor).cast(x.dtype), zero)
+    sign = (x < 0).where(zero - 1, zero)  # also int64 by 63: 2**63 is negative as an int64
+    return (in_range & (amount != 63)).where((wide // factor).cast(x.dtype), sign)
 
 
 class CastMixin:

@@ -461,10 +461,10 @@ class Tensor(MovementMixin, ReduceMixin, NNMixin, ElementwiseMixin, BitwiseMixin
     def __xor__(self, x: Tensor | Scalar) -> Tensor:
         return self.bitwise_xor(x) if self.dtype.is_int else self._logical(hl.XorOp, x)
 
-    def __lshift__(self, x: int) -> Tensor:
+    def __lshift__(self, x: int | Tensor) -> Tensor:
         return self.lshift(x)
 
-    def __rshift__(self, x: int) -> Tensor:
+    def __rshift__(self, x: int | Tensor) -> Tensor:
         return self.rshift(x)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__

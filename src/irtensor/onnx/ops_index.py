@@ -113,32 +113,16 @@ def lp_normalization(node: Node) -> list[Value]:
 
 @op("BitShift")
 def bit_shift(node: Node) -> list[Value]:
-    """x * 2**y (wrapping in x's type) or floor(x / 2**y) (an arithmetic shift of signed
-    ints), 2**y built exactly in 64 bits from the bits of y: the frontend's shifts take an
-    int amount. An amount below 0 or of the width or more gives 0 (-1 for a right shift of
-    a negative value), as numpy and opset 28's cases."""
+    """The frontend's shifts by a tensor of amounts: wrapping left shifts, arithmetic right
+    shifts of signed ints (opset 28), 0 (or -1) for an amount below 0 or of the width or
+    more, as numpy and opset 28's cases."""
     x, y = node.tensor(0), node.tensor(1)
     direction = node.attr("direction", "")
     if direction not in ("LEFT", "RIGHT"):
         raise node.error(f"attribute direction={direction!r} is not LEFT or RIGHT")
     if not (x.dtype.is_int and y.dtype.is_int):
         raise node.error(f"BitShift takes integers, got {x.dtype.name} and {y.dtype.name}")
-    wide_type = dtypes.uint64 if x.dtype.is_unsigned else dtypes.int64
-    bits = 8 * np.dtype(x.dtype.np).itemsize
-    amount = y.cast(dtypes.int64) if not y.dtype.is_unsigned else y.cast(dtypes.uint64)
-    in_range = (amount >= 0) & (amount < bits)
-    amount = in_range.where(amount, amount.zeros_like())
-    factor = Tensor.ones(*amount.shape, dtype=wide_type, device=x.device)
-    for k in range(6):  # amounts below 64; 2**63 wraps to int64's minimum
-        chosen = (amount // (1 << k)) % 2 == 1
-        factor = chosen.where(factor * (1 << (1 << k)), factor)
-    wide, zero = x.cast(wide_type), x.zeros_like()
-    if direction == "LEFT":
-        return [in_range.where((wide * factor).cast(x.dtype), zero)]
-    if x.dtype.is_unsigned:
-        return [in_range.where((wide // factor).cast(x.dtype), zero)]
-    sign = (x < 0).where(zero - 1, zero)  # also int64 by 63: 2**63 is negative as an int64
-    return [(in_range & (amount != 63)).where((wide // factor).cast(x.dtype), sign)]
+    return [x.lshift(y) if direction == "LEFT" else x.rshift(y)]
 
 
 @op("BitCast")
