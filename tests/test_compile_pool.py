@@ -162,17 +162,17 @@ def test_a_worker_answers_requests_and_reports_errors() -> None:
 @pytest.mark.parametrize("level", ["1", None])
 def test_a_worker_compiles_at_the_level_this_process_would(
         level: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
-    from irtensor.passes.llvm import jit as llvm_jit
+    from irtensor.passes.llvm import opt_level
 
     if level is None:
-        monkeypatch.delenv(llvm_jit.OPT_LEVEL_ENV, raising=False)
+        monkeypatch.delenv(opt_level.OPT_LEVEL_ENV, raising=False)
     else:
-        monkeypatch.setenv(llvm_jit.OPT_LEVEL_ENV, level)
+        monkeypatch.setenv(opt_level.OPT_LEVEL_ENV, level)
     kernel = kernels(program())[1]  # the matmul's vector block: O2 unless a level is fixed
     request = compile_pool.request(ir.to_text(llvm_device.compile_unit(kernel)), "device-llvm")
     worker = subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              env={**os.environ, llvm_jit.OPT_LEVEL_ENV: "3"})
+                              env={**os.environ, opt_level.OPT_LEVEL_ENV: "3"})
     assert worker.stdin is not None and worker.stdout is not None
     try:
         compile_pool.write_message(worker.stdin, request)

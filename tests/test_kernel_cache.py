@@ -23,6 +23,7 @@ from conftest import opencl_unavailable
 from irtensor import Tensor
 from irtensor.frontend import realize
 from irtensor.passes.llvm import jit as llvm_jit
+from irtensor.passes.llvm import opt_level
 from irtensor.runtime import STATS, cache, llvm_device, llvm_objects, opencl_device
 from irtensor.runtime.lru import LRU, env_limit
 
@@ -134,7 +135,7 @@ def test_an_entry_is_plain_data_recording_its_key_kernel_and_signature(
     assert [p[:3] for p in meta["signature"]] == [
         ["memref<3x4xf32>", True, False], ["memref<3x4xf32>", True, True],
         ["index", False, False], ["index", False, False]]
-    assert meta["opt_level"] == llvm_jit.kernel_opt_level(meta["llvm_ir"])
+    assert meta["opt_level"] == opt_level.kernel_opt_level(meta["llvm_ir"])
     code = payload(path)
     assert len(code) == head["payload_bytes"] and llvm_jit.object_problem(code) == ""
     assert stat.S_IMODE(path.stat().st_mode) == 0o600

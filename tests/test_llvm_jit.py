@@ -14,6 +14,7 @@ import pytest
 
 from irtensor.ir import parse
 from irtensor.passes.llvm import jit as llvm_jit
+from irtensor.passes.llvm import opt_level
 
 ADD = """func.func @add(%x: memref<64x32xf32>, %y: memref<64x32xf32>, %out: memref<64x32xf32>,
                    %start: index, %stop: index) attributes {irtensor.kernel} {
@@ -228,7 +229,7 @@ ROWS = """func.func @rows(%x: memref<64x32xf32>, %out: memref<64x32xf32>, %start
 def test_the_level_follows_what_llvm_has_left_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
     """O3 for float arithmetic in scalar loops (LLVM vectorises them) and for code on x86
     intrinsics; O2 for code already in vectors and for kernels that only move data."""
-    monkeypatch.delenv(llvm_jit.OPT_LEVEL_ENV, raising=False)
+    monkeypatch.delenv(opt_level.OPT_LEVEL_ENV, raising=False)
     x, y, out = arrays()
     add = llvm_jit.compile_module(parse(ADD))
     add.function("add")(x, y, out, 0, 64)
@@ -241,19 +242,19 @@ def test_the_level_follows_what_llvm_has_left_to_do(monkeypatch: pytest.MonkeyPa
     np.testing.assert_array_equal(out, x + x)
     assert (add.opt_level, copy.opt_level, rows.opt_level) == (3, 2, 2)
     tiles = "declare void @llvm.x86.tilerelease()\ndefine void @f() {\n  ret void\n}\n"
-    assert llvm_jit.kernel_opt_level(tiles) == 3
+    assert opt_level.kernel_opt_level(tiles) == 3
     assert llvm_jit.compile_module(parse(ADD), opt_level=1).opt_level == 1
 
 
 @pytest.mark.parametrize("level", [0, 3])
 def test_irtensor_llvm_opt_fixes_the_level_and_keys_the_cache(
         level: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(llvm_jit.OPT_LEVEL_ENV, raising=False)
+    monkeypatch.delenv(opt_level.OPT_LEVEL_ENV, raising=False)
     policy = llvm_jit.target_description()
-    monkeypatch.setenv(llvm_jit.OPT_LEVEL_ENV, str(level))
+    monkeypatch.setenv(opt_level.OPT_LEVEL_ENV, str(level))
     assert llvm_jit.target_description() != policy  # a kernel cached at another level
     jit = llvm_jit.compile_module(parse(ADD))
-    assert jit.opt_level == level and llvm_jit.kernel_opt_level("") == level
+    assert jit.opt_level == level and opt_level.kernel_opt_level("") == level
     x, y, out = arrays()
     jit.function("add")(x, y, out, 0, 64)
     np.testing.assert_array_equal(out, x + y)
@@ -262,7 +263,7 @@ def test_irtensor_llvm_opt_fixes_the_level_and_keys_the_cache(
 @pytest.mark.parametrize("bad", ["4", "O2", "-1", "fast"])
 def test_a_bad_irtensor_llvm_opt_is_one_clear_error(
         bad: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(llvm_jit.OPT_LEVEL_ENV, bad)
+    monkeypatch.setenv(opt_level.OPT_LEVEL_ENV, bad)
     with pytest.raises(ValueError, match=f"IRTENSOR_LLVM_OPT must be one of 0, 1, 2, 3; "
                                          f"got '{bad}'"):
         llvm_jit.compile_module(parse(ADD))

@@ -26,8 +26,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-import os
-import re
 import struct
 import threading
 import time
@@ -52,6 +50,12 @@ from xdsl.ir import Attribute
 from irtensor import dtypes
 from irtensor.passes.llvm.host_checks import check_host_can_run
 from irtensor.passes.llvm.lowering import ARG_TYPES_ATTR, KERNEL_ATTR, WRITTEN_ATTR
+from irtensor.passes.llvm.opt_level import (
+    OPT_POLICY,
+    forced_opt_level,
+    kernel_opt_level,
+    slp_pays,
+)
 
 if TYPE_CHECKING:
     pass
@@ -125,45 +129,6 @@ def target_description() -> str:
     return (f"triple={t.triple} cpu={t.cpu} features={t.features} "
             f"vector-width={t.default_vector_width()} llvm={t.llvm_version} "
             f"opt={OPT_POLICY if (forced := forced_opt_level()) is None else forced}")
-
-
-# --------------------------------------------------------------------------- opt level
-
-OPT_LEVEL_ENV = "IRTENSOR_LLVM_OPT"
-# The policy's name, in cache keys: a kernel compiled under another policy is another kernel.
-OPT_POLICY = "O3-scalar-float-math-and-x86-intrinsics;O2-else"
-_X86_INTRINSIC = re.compile(r"@llvm\.x86\.")
-_FLOAT_ARITHMETIC = re.compile(r"= (?:fadd|fsub|fmul|fdiv|frem|fneg|fcmp|call)\b")
-
-
-def forced_opt_level() -> int | None:
-    """The level `IRTENSOR_LLVM_OPT` (0-3) fixes for every kernel; None when unset."""
-    value = os.environ.get(OPT_LEVEL_ENV, "").strip()
-    if not value:
-        return None
-    if value not in ("0", "1", "2", "3"):
-        raise ValueError(f"{OPT_LEVEL_ENV} must be one of 0, 1, 2, 3; got {value!r}")
-    return int(value)
-
-
-def kernel_opt_level(text: str) -> int:
-    """LLVM's optimisation level for a module's IR `text`, unless `IRTENSOR_LLVM_OPT` fixes
-    one: O3 for float arithmetic in scalar loops, which LLVM vectorises itself, and for
-    code on the CPU's own intrinsics (AMX tiles, `vdpbf16ps`); O2 for code already in
-    vectors (register blocks) and for kernels that only move data (packing, padding).
-
-    Measured on an AVX2 EPYC (bench/README.md, "LLVM O2 and O3"): with every kernel at
-    O2, matmul, conv2d, the MLP and copies ran as fast as at O3 but a row reduction's
-    split partials 4x slower; LLVM took 5.4 s on ResNet-50's 47 kernels under this rule,
-    6.4 s all at O3. On the Xeon with AMX, O3 ran the tile kernel 35-48% faster than O2."""
-    forced = forced_opt_level()
-    if forced is not None:
-        return forced
-    if _X86_INTRINSIC.search(text):
-        return 3
-    if _WRITTEN_VECTORS.search(text) or not _FLOAT_ARITHMETIC.search(text):
-        return 2
-    return 3
 
 
 def _target_machine(opt_level: int, vector_width: int | None, jit: bool) -> Any:
@@ -443,17 +408,6 @@ def _signatures(module: ModuleOp) -> dict[str, tuple[tuple[Parameter, ...], str 
     }
 
 
-# A vector of floats in the IR as written: the register block or a vector row, emitted as
-# vectors by lower-kernels-to-loops.
-_WRITTEN_VECTORS = re.compile(r"<\d+ x (?:float|double|half|bfloat)>")
-
-
-def slp_pays(text: str) -> bool:
-    """Whether LLVM's SLP vectorizer runs on a module: not on one already in vectors. There
-    it finds next to nothing to pack, at a cost that grows with the unrolled block (on
-    ResNet-50's kernels at batch 8: 6.7 of 11.8 s of LLVM's optimisation, the same warm
-    time); scalar code keeps it."""
-    return _WRITTEN_VECTORS.search(text) is None
 
 
 def _optimize(ref: Any, tm: Any, opt_level: int, slp: bool = True) -> None:
