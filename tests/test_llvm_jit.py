@@ -267,3 +267,29 @@ def test_a_bad_irtensor_llvm_opt_is_one_clear_error(
     with pytest.raises(ValueError, match=f"IRTENSOR_LLVM_OPT must be one of 0, 1, 2, 3; "
                                          f"got '{bad}'"):
         llvm_jit.compile_module(parse(ADD))
+
+
+def test_a_stack_slot_through_a_view_keeps_its_element_pointer() -> None:
+    """Arguments are addressed with one GEP over their array type; the function's own
+    buffers (here a stack slot behind a collapse_shape view) keep the element pointer
+    llvmlite checks vector stores through."""
+    text = """func.func @k(%x: memref<4x8xf32>, %out: memref<4x8xf32>, %start: index,
+                     %stop: index) attributes {irtensor.kernel} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %buf = memref.alloca() : memref<4x8x1xf32>
+      %view = memref.collapse_shape %buf [[0], [1, 2]] : memref<4x8x1xf32> into memref<4x8xf32>
+      scf.for %i = %start to %stop step %c1 {
+        %v = vector.load %x[%i, %c0] : memref<4x8xf32>, vector<8xf32>
+        vector.store %v, %view[%i, %c0] : memref<4x8xf32>, vector<8xf32>
+        %w = vector.load %view[%i, %c0] : memref<4x8xf32>, vector<8xf32>
+        vector.store %w, %out[%i, %c0] : memref<4x8xf32>, vector<8xf32>
+      }
+      func.return
+    }"""
+    jit = llvm_jit.compile_module(parse(text))
+    assert "getelementptr inbounds [8 x float]" in jit.llvm_ir  # the arguments
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    out = np.zeros_like(x)
+    jit.function("k")(x, out, 0, 4)
+    np.testing.assert_array_equal(out, x)

@@ -101,8 +101,9 @@ def _allocated_here(buffer: SSAValue) -> bool:
     pointer by its element and checks the stores through it, so those keep the linear
     index (a pointer to the element type)."""
     owner = buffer.owner
-    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
-        owner = owner.inputs[0].owner
+    while isinstance(owner, UnrealizedConversionCastOp | memref.CollapseShapeOp) and \
+            len(owner.operands) == 1:  # a view's pointer is its source's
+        owner = owner.operands[0].owner
     return isinstance(owner, memref.AllocOp | memref.AllocaOp | llvm.AllocaOp | llvm.CallOp)
 
 
