@@ -8,13 +8,14 @@
 argument is not changed), exports it with xDSL's `convert_module`, and compiles
 it for the host CPU: its real name and feature string (AVX-512 where present,
 preferring 512-bit vectors), LLVM's optimisation pipeline with loop and SLP
-vectorization at the level `kernel_opt_level` chooses (O2, or O3 for code on the
-CPU's own intrinsics; `IRTENSOR_LLVM_OPT` fixes one), then MCJIT. Each kernel
-keeps its signature from the IR (`irtensor.arg_types`), so a call checks every
-array's dtype, shape, contiguity, alignment and (for buffers the kernel writes)
-writability, and raises TypeError or ValueError naming the argument instead of
-crashing. The call itself goes through ctypes, which releases the GIL, so
-kernels on disjoint [start, stop) ranges can run in threads.
+vectorization at the level `opt_level.kernel_opt_level` chooses (O3 for scalar
+float loops and code on x86 intrinsics, O2 for vector blocks and copies;
+`IRTENSOR_LLVM_OPT` fixes one), then MCJIT. Each kernel keeps its signature from
+the IR (`irtensor.arg_types`), so a call checks every array's dtype, shape,
+contiguity, alignment and (for buffers the kernel writes) writability, and raises
+TypeError or ValueError naming the argument instead of crashing. The call itself
+goes through ctypes, which releases the GIL, so kernels on disjoint [start, stop)
+ranges can run in threads.
 
 `llvm_ir(module)` is the LLVM IR text, `assembly(jit)` the machine assembly,
 `target_description()` the host target for cache keys; `jit.object_code()` and
@@ -406,8 +407,6 @@ def _signatures(module: ModuleOp) -> dict[str, tuple[tuple[Parameter, ...], str 
         op.sym_name.data: (signature_of(op), _result_type(op.function_type.output))
         for op in module.ops if isinstance(op, llvm.FuncOp) and op.body.blocks
     }
-
-
 
 
 def _optimize(ref: Any, tm: Any, opt_level: int, slp: bool = True) -> None:
