@@ -120,9 +120,10 @@ def bit_shift(node: Node) -> list[Value]:
     direction = node.attr("direction", "")
     if direction not in ("LEFT", "RIGHT"):
         raise node.error(f"attribute direction={direction!r} is not LEFT or RIGHT")
-    if not (x.dtype.is_int and y.dtype.is_int):
-        raise node.error(f"BitShift takes integers, got {x.dtype.name} and {y.dtype.name}")
-    return [x.lshift(y) if direction == "LEFT" else x.rshift(y)]
+    try:
+        return [x.lshift(y) if direction == "LEFT" else x.rshift(y)]
+    except TypeError as e:  # not integers
+        raise node.error(str(e)) from None
 
 
 @op("BitCast")

@@ -27,6 +27,7 @@ the cast pairs at the end, as in MLIR's dialect conversion.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
@@ -213,34 +214,28 @@ class Emitter:
         dominates every use in the block): a register block's hundred loads would
         otherwise each make their own strides, a few hundred ops for xDSL to build,
         verify and export (LLVM folds them into immediates either way)."""
-        block = self.op.parent_block()
-        if block is None:
-            return self.emit(llvm.ConstantOp(value, t))
-        known = _CONSTANTS.setdefault(block, {})
-        key = (value, t)
-        hit = known.get(key)
-        if hit is not None and hit.owner.parent_block() is block:
-            return hit
-        made = llvm.ConstantOp(value, t)
-        self.rewriter.insert(made, InsertPoint.at_start(block))
-        known[key] = made.result
-        return made.result
+        return self._once_per_block((value, t), lambda: llvm.ConstantOp(value, t))
 
     def undef(self, t: Attribute) -> SSAValue:
         """One `llvm.mlir.undef` of type `t` per block, as `constant` shares constants (a
         register block's broadcasts each began with their own)."""
+        return self._once_per_block((_UNDEF, t), lambda: llvm.UndefOp(t))
+
+    def _once_per_block(self, key: tuple[Attribute, Attribute],
+                        make: Callable[[], Operation]) -> SSAValue:
+        """The result of the op `make` builds, made once per block under `key` at the
+        block's start."""
         block = self.op.parent_block()
         if block is None:
-            return self.emit(llvm.UndefOp(t))
+            return self.emit(make())
         known = _CONSTANTS.setdefault(block, {})
-        key = (_UNDEF, t)
         hit = known.get(key)
         if hit is not None and hit.owner.parent_block() is block:
             return hit
-        made = llvm.UndefOp(t)
+        made = make()
         self.rewriter.insert(made, InsertPoint.at_start(block))
-        known[key] = made.res
-        return made.res
+        known[key] = made.results[0]
+        return made.results[0]
 
     def bool_const(self, value: bool) -> SSAValue:
         return self.int_const(int(value), i1)

@@ -96,15 +96,22 @@ def row_major(t: MemRefType) -> bool:
         list(strides) == _contiguous_strides(t.get_shape())
 
 
+def buffer_origin(buffer: SSAValue) -> Operation | None:
+    """The op that made `buffer`, through the casts of convert-to-llvm and the
+    collapse_shape views (a view's pointer is its source's)."""
+    owner = buffer.owner
+    while isinstance(owner, UnrealizedConversionCastOp | memref.CollapseShapeOp) and \
+            len(owner.operands) == 1:
+        owner = owner.operands[0].owner
+    return owner if isinstance(owner, Operation) else None
+
+
 def _allocated_here(buffer: SSAValue) -> bool:
     """Whether `buffer` is the function's own allocation. llvmlite types a stack slot's
     pointer by its element and checks the stores through it, so those keep the linear
     index (a pointer to the element type)."""
-    owner = buffer.owner
-    while isinstance(owner, UnrealizedConversionCastOp | memref.CollapseShapeOp) and \
-            len(owner.operands) == 1:  # a view's pointer is its source's
-        owner = owner.operands[0].owner
-    return isinstance(owner, memref.AllocOp | memref.AllocaOp | llvm.AllocaOp | llvm.CallOp)
+    return isinstance(buffer_origin(buffer),
+                      memref.AllocOp | memref.AllocaOp | llvm.AllocaOp | llvm.CallOp)
 
 
 def _contiguous_strides(shape: Sequence[int]) -> list[int]:

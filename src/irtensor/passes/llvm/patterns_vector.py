@@ -40,7 +40,6 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IntegerType,
     MemRefType,
-    UnrealizedConversionCastOp,
     VectorType,
     f32,
     i32,
@@ -56,7 +55,11 @@ from irtensor.passes.llvm.lowering import (
     float_width,
     llvm_type,
 )
-from irtensor.passes.llvm.patterns_memref import element_pointer, static_memref
+from irtensor.passes.llvm.patterns_memref import (
+    buffer_origin,
+    element_pointer,
+    static_memref,
+)
 
 
 def _run_type(memory: object, run: VectorType, what: str) -> int:
@@ -86,10 +89,7 @@ class VectorLoadToLLVM(RewritePattern):
 
 def on_stack(buffer: SSAValue) -> bool:
     """Whether `buffer` is a `memref.alloca` (or what convert-to-llvm made of one)."""
-    owner = buffer.owner
-    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
-        owner = owner.inputs[0].owner
-    return isinstance(owner, memref.AllocaOp | llvm.AllocaOp)
+    return isinstance(buffer_origin(buffer), memref.AllocaOp | llvm.AllocaOp)
 
 
 class VectorStoreToLLVM(RewritePattern):
