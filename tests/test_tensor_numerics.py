@@ -7,6 +7,8 @@ import math
 from fractions import Fraction
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import BF16, F16, I1, I32
 from irtensor import Tensor
@@ -47,6 +49,53 @@ def test_var_of_a_large_mean_over_a_small_spread() -> None:
         assert abs(got - want) <= 1e-5 * want, (n, got, want)
         want = np.std(x.astype(np.float64), ddof=0)
         assert abs(float(Tensor(x).std(correction=0).numpy()) - want) <= 1e-5 * want
+
+
+def _numpy_f32_error(x: np.ndarray, axis: int, ddof: int) -> np.ndarray:
+    """numpy's own error on f32 data: its f32 two-pass var against the f64 one."""
+    return np.abs(x.var(axis, ddof=ddof).astype(np.float64)
+                  - x.astype(np.float64).var(axis, ddof=ddof))
+
+
+@settings(max_examples=25, deadline=None)
+@given(offset=st.sampled_from([0.0, 1.0, -30.0, 1e3, 3e4]),
+       scale=st.sampled_from([1e-3, 1.0, 50.0]),
+       outlier=st.sampled_from([0.0, 8.0, -1e3]),
+       seed=st.integers(0, 2**16))
+def test_one_pass_moments_are_as_accurate_as_numpy(offset: float, scale: float,
+                                                   outlier: float, seed: int) -> None:
+    """mean and var of f32 rows (one read of x: f64 sums of the data shifted by its first
+    element) against the exact f64 statistics: off by no more than numpy's f32 two-pass
+    var is, plus one f32 rounding; also where the first element, the shift, is an
+    outlier, and where the mean dwarfs the spread."""
+    rng = np.random.default_rng(seed)
+    x = (offset + scale * rng.standard_normal((3, 777))).astype(np.float32)
+    x[:, 0] += np.float32(outlier * scale)
+    exact = x.astype(np.float64)
+    t = Tensor(x)
+    got = Tensor.stack([t.mean(1), t.var(1, correction=1)]).numpy().astype(np.float64)
+    one_ulp = np.abs(exact.var(1, ddof=1)) * 2.0**-23
+    err = np.abs(got[1] - exact.var(1, ddof=1))
+    assert (err <= 1.5 * _numpy_f32_error(x, 1, 1) + 2 * one_ulp).all(), (err, one_ulp)
+    mean_err, numpy_mean_err = (np.abs(m - exact.mean(1)) for m in (got[0], x.mean(1)))
+    assert (mean_err <= numpy_mean_err + np.abs(exact.mean(1)) * 2.0**-23).all()
+    norm = t.layernorm(1, eps=0.0).numpy().astype(np.float64)
+    want = (exact - exact.mean(1, keepdims=True)) / np.sqrt(exact.var(1, keepdims=True))
+    numpy_norm = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True))
+    bound = 1.5 * np.abs(numpy_norm - want).max() + 8 * 2.0**-23 * np.abs(want).max()
+    assert np.abs(norm - want).max() <= bound
+
+
+def test_one_pass_moments_keep_numpys_inf_and_nan() -> None:
+    """A first element (the shift) that is not finite is no shift: the mean of a row
+    with inf is inf, as numpy's, not the nan that inf - inf would make."""
+    x = np.array([[np.inf, 1.0, 2.0], [1.0, np.inf, 2.0], [np.nan, 1.0, 2.0],
+                  [np.inf, -np.inf, 0.0], [1.0, 2.0, 4.0]], np.float32)
+    t = Tensor(x)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(t.mean(1).numpy(), x.mean(1), rtol=3e-7)
+        np.testing.assert_array_equal(np.isnan(t.var(1).numpy()), np.isnan(x.var(1, ddof=1)))
+    np.testing.assert_allclose(t.var(1).numpy()[4], np.var([1.0, 2.0, 4.0], ddof=1), rtol=1e-6)
 
 
 def test_half_sums_and_means_accumulate_in_f32() -> None:

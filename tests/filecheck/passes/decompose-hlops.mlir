@@ -5,6 +5,7 @@
 // The result is valid ll: it parses back and prints the same.
 // RUN: irtensor-opt %s --split-input-file -p decompose-hlops \
 // RUN:   | irtensor-opt --split-input-file | filecheck %s
+// RUN: irtensor-opt %s --split-input-file -p decompose-hlops,cse | filecheck %s --check-prefix=CSE
 
 // Only the last chunk's pool is left in hl:
 // NOHL-NOT:    hl.
@@ -100,8 +101,10 @@ func.func @min(%x: tensor<3x4xf32>) -> tensor<3xf32> {
 // CHECK-NEXT:    %[[R:.*]] = ll.neg %[[D]] : tensor<3xf32>
 // CHECK-NEXT:    func.return %[[R]] : tensor<3xf32>
 
-// mean = sum * (1 / n), keepdim keeps ll.reduce's 1s; var is the corrected two-pass
-// formula: with d = x - mean, (sum(d^2) - sum(d)^2 / n) / (n - 1).
+// mean = sum * (1 / n), keepdim keeps ll.reduce's 1s. An f32 var takes one pass over
+// x: with k = x's first element along the axes (0 if not finite) and d = x - k in f64 (exact),
+// one sum of the stacked pair (d, d^2) gives sum(d) and sum(d^2); the variance is
+// max(sum(d^2) - sum(d)^2 / n, 0), rounded to f32, over n - 1.
 func.func @mean_var(%x: tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<4xf32>) {
   %m = hl.mean %x axes [1] keepdim : tensor<3x4xf32> -> tensor<3x1xf32>
   %v = hl.var %x axes [0] : tensor<3x4xf32> -> tensor<4xf32>
@@ -112,28 +115,45 @@ func.func @mean_var(%x: tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<4xf32>) {
 // CHECK-NEXT:    %[[N:.*]] = ll.const 4.0 : tensor<3x1xf32>
 // CHECK-NEXT:    %[[INV:.*]] = ll.reciprocal %[[N]] : tensor<3x1xf32>
 // CHECK-NEXT:    %[[M:.*]] = ll.mul %[[S]], %[[INV]] : tensor<3x1xf32>
-// CHECK-NEXT:    %[[VS:.*]] = ll.reduce sum %x axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
-// CHECK-NEXT:    %[[VN:.*]] = ll.const 3.0 : tensor<1x4xf32>
-// CHECK-NEXT:    %[[VINV:.*]] = ll.reciprocal %[[VN]] : tensor<1x4xf32>
-// CHECK-NEXT:    %[[VM:.*]] = ll.mul %[[VS]], %[[VINV]] : tensor<1x4xf32>
-// CHECK-NEXT:    %[[VE:.*]] = ll.expand %[[VM]] : tensor<1x4xf32> -> tensor<3x4xf32>
-// CHECK-NEXT:    %[[NEG:.*]] = ll.neg %[[VE]] : tensor<3x4xf32>
-// CHECK-NEXT:    %[[D:.*]] = ll.add %x, %[[NEG]] : tensor<3x4xf32>
-// CHECK-NEXT:    %[[D2:.*]] = ll.mul %[[D]], %[[D]] : tensor<3x4xf32>
-// CHECK-NEXT:    %[[SS:.*]] = ll.reduce sum %[[D2]] axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
-// CHECK-NEXT:    %[[SSD:.*]] = ll.reshape %[[SS]] : tensor<1x4xf32> -> tensor<4xf32>
-// CHECK-NEXT:    %[[SD:.*]] = ll.reduce sum %[[D]] axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
-// CHECK-NEXT:    %[[SDD:.*]] = ll.reshape %[[SD]] : tensor<1x4xf32> -> tensor<4xf32>
-// CHECK-NEXT:    %[[SQ:.*]] = ll.mul %[[SDD]], %[[SDD]] : tensor<4xf32>
-// CHECK-NEXT:    %[[CN:.*]] = ll.const 3.0 : tensor<4xf32>
-// CHECK-NEXT:    %[[CINV:.*]] = ll.reciprocal %[[CN]] : tensor<4xf32>
-// CHECK-NEXT:    %[[C:.*]] = ll.mul %[[SQ]], %[[CINV]] : tensor<4xf32>
-// CHECK-NEXT:    %[[CNEG:.*]] = ll.neg %[[C]] : tensor<4xf32>
-// CHECK-NEXT:    %[[CS:.*]] = ll.add %[[SSD]], %[[CNEG]] : tensor<4xf32>
-// CHECK-NEXT:    %[[DIV:.*]] = ll.const 2.0 : tensor<4xf32>
-// CHECK-NEXT:    %[[DINV:.*]] = ll.reciprocal %[[DIV]] : tensor<4xf32>
-// CHECK-NEXT:    %[[V:.*]] = ll.mul %[[CS]], %[[DINV]] : tensor<4xf32>
+// CHECK-NEXT:    %[[K:.*]] = ll.shrink %x starts [0, 0] limits [1, 4] : tensor<3x4xf32> -> tensor<1x4xf32>
+// CHECK:         %[[FINITE:.*]] = ll.cmpeq
+// CHECK:         %[[SHIFT:.*]] = ll.where %[[FINITE]], %[[K]], %{{.*}} : tensor<1x4xi1>, tensor<1x4xf32>
+// CHECK-NEXT:    %[[X64:.*]] = ll.cast %x : tensor<3x4xf32> -> tensor<3x4xf64>
+// CHECK-NEXT:    %[[K64:.*]] = ll.cast %[[SHIFT]] : tensor<1x4xf32> -> tensor<1x4xf64>
+// CHECK:         %[[D:.*]] = ll.add %[[X64]], %{{.*}} : tensor<3x4xf64>
+// CHECK:         ll.pad %{{.*}} low [0, 0, 0] high [1, 0, 0] : tensor<1x3x4xf64> -> tensor<2x3x4xf64>
+// CHECK-NEXT:    %[[D2:.*]] = ll.mul %[[D]], %[[D]] : tensor<3x4xf64>
+// CHECK:         ll.pad %{{.*}} low [1, 0, 0] high [0, 0, 0] : tensor<1x3x4xf64> -> tensor<2x3x4xf64>
+// CHECK-NEXT:    %[[PAIR:.*]] = ll.add
+// CHECK-NEXT:    %[[SUMS:.*]] = ll.reduce sum %[[PAIR]] axes [1] : tensor<2x3x4xf64> -> tensor<2x1x4xf64>
+// CHECK-NOT:     ll.reduce
+// CHECK:         %[[SPREAD:.*]] = ll.max %{{.*}}, %{{.*}} : tensor<1x4xf64>
+// CHECK-NEXT:    %[[S32:.*]] = ll.cast %[[SPREAD]] : tensor<1x4xf64> -> tensor<1x4xf32>
+// CHECK-NEXT:    %[[DIV:.*]] = ll.const 2.0 : tensor<1x4xf32>
+// CHECK-NEXT:    %[[DINV:.*]] = ll.reciprocal %[[DIV]] : tensor<1x4xf32>
+// CHECK-NEXT:    %[[V1:.*]] = ll.mul %[[S32]], %[[DINV]] : tensor<1x4xf32>
+// CHECK-NEXT:    %[[V:.*]] = ll.reshape %[[V1]] : tensor<1x4xf32> -> tensor<4xf32>
 // CHECK-NEXT:    func.return %[[M]], %[[V]] : tensor<3x1xf32>, tensor<4xf32>
+
+// A mean beside a var of the same x and axes (a batch norm's statistics) takes the
+// var's one pass too: the same sum of the stacked pair, which cse merges into one;
+// mean = k + sum(d) / n in f64, rounded once.
+func.func @mean_beside_var(%x: tensor<3x4xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %m = hl.mean %x axes [1] : tensor<3x4xf32> -> tensor<3xf32>
+  %v = hl.var %x axes [1] : tensor<3x4xf32> -> tensor<3xf32>
+  func.return %m, %v : tensor<3xf32>, tensor<3xf32>
+}
+// CHECK-LABEL: func.func @mean_beside_var(
+// CHECK:         ll.reduce sum %{{.*}} axes [2] : tensor<2x3x4xf64> -> tensor<2x3x1xf64>
+// CHECK:         %[[MEAN64:.*]] = ll.add %{{.*}}, %{{.*}} : tensor<3x1xf64>
+// CHECK-NEXT:    ll.cast %[[MEAN64]] : tensor<3x1xf64> -> tensor<3x1xf32>
+// CHECK:         ll.reduce sum %{{.*}} axes [2] : tensor<2x3x4xf64> -> tensor<2x3x1xf64>
+// CHECK-NOT:     ll.reduce
+// CHECK:         func.return
+// CSE-LABEL: func.func @mean_beside_var(
+// CSE-COUNT-1:   ll.reduce
+// CSE-NOT:       ll.reduce
+// CSE:           func.return
 
 // A half-precision sum or mean accumulates in f32 and rounds once; max needs no widening.
 func.func @half_sum_mean(%x: tensor<3x4xf16>) -> (tensor<3xf16>, tensor<4xbf16>, tensor<3xf16>) {

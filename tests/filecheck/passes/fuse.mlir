@@ -89,12 +89,16 @@ func.func @softmax(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   func.return %0 : tensor<4x16xf32>
 }
 
-// layernorm is 3 kernels, for the same reason: the mean, the variance (which reads
-// the mean broadcast), and the normalisation (which reads both).
+// layernorm is 2 kernels that read x: one reduction of the stacked pair
+// (x - shift, (x - shift)**2) in f64, whose masked reads pick d or d**2 by the pair
+// index, and the normalisation, which reads x and both statistics.
 // CHECK-LABEL: func.func @layernorm
-// CHECK:         %[[MEAN:.*]] = kernel.kernel @r_4_16(%x) space [4, 16] reduce [1] sum
-// CHECK:         %[[VAR:.*]] = kernel.kernel @r_4_16(%x, %[[MEAN]]) space [4, 16] reduce [1] sum
-// CHECK:         kernel.kernel @E_4_16(%x, %[[MEAN]], %[[VAR]]) space [4, 16]
+// CHECK:         %[[STATS:.*]] = kernel.kernel @r_2_4_16(%x, %x, %x, %x) space [2, 4, 16] reduce [2] sum
+// CHECK-SAME:      valid (d0, d1, d2) : ((d0 * -1) >= 0)
+// CHECK-SAME:      valid (d0, d1, d2) : ((d0 + -1) >= 0)
+// CHECK-SAME:      -> tensor<2x4x1xf64>
+// CHECK:           arith.extf {{.*}} : f32 to f64
+// CHECK:         kernel.kernel @E_4_16(%x, %x, %[[STATS]], %[[STATS]]) space [4, 16]
 // CHECK-NOT:     kernel.kernel
 // CHECK:         func.return
 func.func @layernorm(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32, i64
+from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32, f64, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -276,20 +276,90 @@ def mean(b: B, x: V, axes: tuple[int, ...], keepdim: bool) -> V:
 
 
 @value_in_f32
+def mean_beside_var(b: B, x: V, axes: tuple[int, ...], keepdim: bool) -> V:
+    """The mean of an x whose variance over the same axes is taken too: from the same
+    `moments` (cse merges the two), so mean and var read x once between them."""
+    if not one_pass(x, axes):
+        return mean(b, x, axes, keepdim)
+    return b.reshape(b.cast(moments(b, x, axes)[0], f32), _kept(x, axes, keepdim))
+
+
+@value_in_f32
 def var(b: B, x: V, axes: tuple[int, ...], keepdim: bool, correction: int,
         corrected: bool = True) -> V:
-    """The corrected two-pass formula (as the interpreter's): with d = x - mean,
-    (sum(d**2) - sum(d)**2 / n) / max(n - correction, 0). sum(d) is n times the rounding
-    error of the mean, so the second term takes that error's share out of sum(d**2)
-    (Chan, Golub and LeVeque), which a large mean over a small spread would show.
-    `corrected=False`: plain sum(d**2), one pass over x fewer (the norms)."""
-    d = sub(b, x, b.expand(mean(b, x, axes, True), shape_of(x)))
+    """numpy's var with `correction` (ddof). An f32 x (and f16, bf16, computed in f32) takes
+    one pass over x (`moments`); an f64 x the corrected two-pass formula (as the
+    interpreter's): with d = x - mean, (sum(d**2) - sum(d)**2 / n) / max(n - correction, 0).
+    sum(d) is n times the rounding error of the mean, so the second term takes that
+    error's share out of sum(d**2) (Chan, Golub and LeVeque), which a large mean over a
+    small spread would show. `corrected=False`: plain sum(d**2) (f64 norms)."""
     n = shapes.numel([shape_of(x)[a] for a in axes])
+    if one_pass(x, axes):
+        _, spread = moments(b, x, axes)
+        return b.reshape(spread_to_var(b, spread, n, correction), _kept(x, axes, keepdim))
+    d = sub(b, x, b.expand(mean(b, x, axes, True), shape_of(x)))
     s = b.sum(b.mul(d, d), axes, keepdim)
     if corrected:
         total = b.sum(d, axes, keepdim)
         s = sub(b, s, div(b, b.mul(total, total), b.const(n, like=total)))
     return div(b, s, b.const(max(n - correction, 0), like=s))
+
+
+def one_pass(x: V, axes: tuple[int, ...]) -> bool:
+    """Whether x's mean and variance over `axes` come from `moments`: f32 values (f16 and
+    bf16 arrive in f32) over a non-empty set of elements."""
+    return element_of(x) == f32 and all(shape_of(x)[a] > 0 for a in axes)
+
+
+def moments(b: B, x: V, axes: tuple[int, ...]) -> tuple[V, V]:
+    """(mean, spread) of an f32 x over `axes` (kept as 1s), in f64, from one read of x:
+    spread is sum((x - mean)**2), the variance's numerator.
+
+    One kernel sums d = x - k and d**2 together (a stacked pair, summed over the same
+    axes: `fuse` makes it one reduction whose pair loop runs inside each block of x), in
+    f64: d is exact there, and the sums lose nothing an f32 result would show. k is x's
+    first element along the axes (0 where that is not finite): a shift from the data
+    keeps sum(d)**2 / n, which the spread subtracts, near the spread's size, so the
+    difference does not cancel the digits that matter (the shifted-data formula; Chan,
+    Golub and LeVeque). Then mean = k + sum(d) / n and spread = sum(d**2) - sum(d)**2 / n,
+    at least 0."""
+    shape, n = shape_of(x), shapes.numel([shape_of(x)[a] for a in axes])
+    first = b.shrink(x, [0] * len(shape), [1 if a in axes else d for a, d in enumerate(shape)])
+    finite = b.cmpeq(sub(b, first, first), b.const(0.0, like=first))
+    shift = b.where(finite, first, b.const(0.0, like=first))
+    d = sub(b, b.cast(x, f64), b.expand(b.cast(shift, f64), shape))  # exact
+    pair = (2, *shape)
+    # pads and an add, not a where on the pair index: this kernel ran 20% faster so
+    stacked = b.add(b.pad(b.reshape(d, (1, *shape)), [0] * len(pair), [1] + [0] * len(shape)),
+                    b.pad(b.reshape(b.mul(d, d), (1, *shape)), [1] + [0] * len(shape),
+                          [0] * len(pair)))
+    sums = b.sum(stacked, tuple(a + 1 for a in axes), keepdim=True)
+    kept = _kept(x, axes, True)
+    limits = list(shape_of(sums))
+
+    def part(i: int) -> V:
+        return b.reshape(b.shrink(sums, [i] + [0] * len(kept), [i + 1, *limits[1:]]), kept)
+
+    total, squares = part(0), part(1)
+    count = b.const(float(n), like=total)
+    mean_value = b.add(b.cast(shift, f64), div(b, total, count))
+    spread = sub(b, squares, div(b, b.mul(total, total), count))
+    return mean_value, b.max(spread, b.const(0.0, like=spread))
+
+
+def spread_to_var(b: B, spread: V, n: int, correction: int) -> V:
+    """spread / max(n - correction, 0) in f32, as numpy's f32 var divides: a spread
+    beyond f32's range (or below its smallest denormal) overflows (underflows) first, as
+    numpy's f32 sum of squares does."""
+    spread = b.cast(spread, f32)
+    return div(b, spread, b.const(float(max(n - correction, 0)), like=spread))
+
+
+def _kept(x: V, axes: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
+    shape = shape_of(x)
+    if keepdim:
+        return tuple(1 if a in axes else d for a, d in enumerate(shape))
+    return tuple(d for a, d in enumerate(shape) if a not in axes)
 
 
 def _reduction(define: Callable[..., V]) -> Callable[[B, Operation], V]:
@@ -354,11 +424,17 @@ def log_softmax(b: B, x: V, axis: int) -> V:
 
 @value_in_f32
 def normalize(b: B, x: V, axes: tuple[int, ...], eps: float) -> V:
-    """(x - mean) / sqrt(biased var + eps), statistics over `axes`; the variance's plain
-    two-pass form (its mean's error matters only where the mean dwarfs the spread, and
-    the correction would cost a pass over x)."""
-    d = sub(b, x, b.expand(mean(b, x, axes, True), shape_of(x)))
-    v = var(b, x, axes, True, 0, False)
+    """(x - mean) / sqrt(biased var + eps), statistics over `axes`: for f32 from one read
+    of x (`moments`), so the norm reads x twice; f64 takes the plain two-pass form (its
+    mean's error matters only where the mean dwarfs the spread, and the correction would
+    cost a pass over x)."""
+    if one_pass(x, axes):
+        n = shapes.numel([shape_of(x)[a] for a in axes])
+        mean_value, spread = moments(b, x, axes)
+        centre, v = b.cast(mean_value, f32), spread_to_var(b, spread, n, 0)
+    else:
+        centre, v = mean(b, x, axes, True), var(b, x, axes, True, 0, False)
+    d = sub(b, x, b.expand(centre, shape_of(x)))
     return div(b, d, b.expand(b.sqrt(b.add(v, b.const(eps, like=v))), shape_of(x)))
 
 
@@ -411,11 +487,26 @@ class DecomposeElementwise(RewritePattern):
 
 
 class DecomposeStructured(RewritePattern):
-    """A cast, reduction, movement or nn hl op (not conv2d or a pool): its definition."""
+    """A cast, reduction, movement or nn hl op (not conv2d or a pool): its definition.
+    A mean in `beside_var` (`means_beside_var`) takes `mean_beside_var`."""
+
+    def __init__(self, beside_var: frozenset[Operation] = frozenset()):
+        self.beside_var = beside_var
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if (define := STRUCTURED.get(type(op))) is not None:
+        define = STRUCTURED.get(type(op))
+        if op in self.beside_var:
+            define = _reduction(mean_beside_var)
+        if define is not None:
             _replace(rewriter, op, define(LLBuilder(rewriter, like=op), op))
+
+
+def means_beside_var(module: ModuleOp) -> frozenset[Operation]:
+    """The hl.mean ops whose input also feeds an hl.var over the same axes (torch's and
+    tinygrad's batch norm: x.mean(axes), x.var(axes))."""
+    variances = {(op.input, ints(op.axes)) for op in module.walk() if isinstance(op, hl.VarOp)}
+    return frozenset(op for op in module.walk() if isinstance(op, hl.MeanOp)
+                     and (op.input, ints(op.axes)) in variances)
 
 
 def _replace(rewriter: PatternRewriter, op: Operation, value: V) -> None:
@@ -431,4 +522,5 @@ class DecomposeHLOps(ModulePass):
     name = "decompose-hlops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        trace.rewrite_module(op, [DecomposeElementwise(), DecomposeStructured()])
+        trace.rewrite_module(op, [DecomposeElementwise(),
+                                  DecomposeStructured(means_beside_var(op))])
