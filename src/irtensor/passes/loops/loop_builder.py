@@ -39,7 +39,6 @@ from xdsl.ir.affine import (
 )
 from xdsl.ir.affine.affine_set import AffineConstraintKind
 from xdsl.rewriter import InsertPoint
-from xdsl.transforms.common_subexpression_elimination import cse
 
 from irtensor import dtypes
 from irtensor.dialects._base import element_of, scalar_attr
@@ -68,6 +67,7 @@ from irtensor.passes.loops.loop_parts import (
     memref_of,
     tile_key,
 )
+from irtensor.passes.loops.merge_duplicates import merge_duplicates
 from irtensor.passes.loops.register_block import RegisterBlock
 
 KERNEL_ATTR = "irtensor.kernel"
@@ -119,7 +119,7 @@ class KernelFunction:
         else:
             self.reduce_in_memory()
         self.at.insert(func.ReturnOp())
-        cse(self.entry)
+        merge_duplicates(self.entry)
         arg_types = [a.type for a in self.entry.args]
         function = func.FuncOp(self.name, (arg_types, []), Region(self.entry))
         function.attributes[KERNEL_ATTR] = UnitAttr()
