@@ -513,7 +513,7 @@ def test_the_pipeline_gives_bn_and_gn_kernels_contiguous_inner_loops() -> None:
     module = ir.parse(text)
     Pipeline(TO_KERNELS + ",reorder-loops").run(module)
     found = kernels(module)
-    assert len(found) == 4  # per norm: the statistics (one pass, decompose-hlops' moments), x's normalisation
+    assert len(found) == 4  # per norm: the statistics (one read of x), the normalisation
     for kernel in found:
         check_schedule(kernel)
         model = rl.model_of(kernel)
