@@ -29,11 +29,12 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f16, f32, f64, i1,
 from xdsl.ir import Attribute, Block, Operation, Region
 
 from irtensor import dtypes, ir, shapes
-from irtensor.dialects import hl
+from irtensor.dialects import hl, ll
 from irtensor.dialects._base import pad_value_problem
 from irtensor.interp import run
 from irtensor.passes.rewrite.conv_to_mul_sum import ConvToMulSum
 from irtensor.passes.rewrite.decompose_hlops import ELEMENTWISE, STRUCTURED, DecomposeHLOps
+from irtensor.pipeline import Pipeline
 from irtensor.testing import Program, programs
 
 FLOATS: tuple[Attribute, ...] = (f32, f64, f16, bf16)
@@ -639,3 +640,24 @@ def test_pow_of_negative_infinity_and_zero_to_fractional_powers(dtype: type) -> 
             assert_close(run(decompose(module), [x, y])[0], np.power(x, y), 0.0, 0.0)
     scalar = module_of([typed(f32, ()), typed(f32, ())], hl.PowOp)
     check(scalar, [np.array(-np.inf, np.float32), np.array(0.5, np.float32)])
+
+
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_the_one_pass_moments_option(one_pass: bool) -> None:
+    """On: an f32 layer norm's statistics are one f64 sum of a stacked pair; off (what
+    autograd decomposes with): the two-pass f32 form. Both keep the meaning."""
+    module = ir.parse("""
+func.func @main(%x: tensor<5x40xf32>) -> tensor<5x40xf32> {
+  %0 = hl.layer_norm %x axes [1] : tensor<5x40xf32>
+  func.return %0 : tensor<5x40xf32>
+}""")
+    x = (np.random.default_rng(1).standard_normal((5, 40)) * 3 + 100).astype(np.float32)
+    (want,) = run(module, [x])
+    flag = "true" if one_pass else "false"
+    Pipeline(f"decompose-hlops{{one-pass-moments={flag}}},cse").run(module)
+    assert hl_ops(module) == []
+    reduces = [op for op in module.walk() if isinstance(op, ll.ReduceOp)]
+    assert len(reduces) == (1 if one_pass else 2)
+    assert ("f64" in ir.to_text(module)) == one_pass
+    (got,) = run(module, [x])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

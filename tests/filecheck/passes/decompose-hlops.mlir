@@ -6,6 +6,8 @@
 // RUN: irtensor-opt %s --split-input-file -p decompose-hlops \
 // RUN:   | irtensor-opt --split-input-file | filecheck %s
 // RUN: irtensor-opt %s --split-input-file -p decompose-hlops,cse | filecheck %s --check-prefix=CSE
+// RUN: irtensor-opt %s --split-input-file -p 'decompose-hlops{one-pass-moments=false}' \
+// RUN:   | filecheck %s --check-prefix=TWO
 
 // Only the last chunk's pool is left in hl:
 // NOHL-NOT:    hl.
@@ -134,6 +136,19 @@ func.func @mean_var(%x: tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<4xf32>) {
 // CHECK-NEXT:    %[[V1:.*]] = ll.mul %[[S32]], %[[DINV]] : tensor<1x4xf32>
 // CHECK-NEXT:    %[[V:.*]] = ll.reshape %[[V1]] : tensor<1x4xf32> -> tensor<4xf32>
 // CHECK-NEXT:    func.return %[[M]], %[[V]] : tensor<3x1xf32>, tensor<4xf32>
+
+// With one-pass-moments=false (autograd's decomposition: its gradient costs half as
+// much), var is the corrected two-pass formula: with d = x - mean,
+// (sum(d^2) - sum(d)^2 / n) / (n - 1).
+// TWO-LABEL: func.func @mean_var(
+// TWO:         ll.reduce sum %x axes [1] : tensor<3x4xf32> -> tensor<3x1xf32>
+// TWO:         %[[VS:.*]] = ll.reduce sum %x axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
+// TWO:         %[[D:.*]] = ll.add %x, %{{.*}} : tensor<3x4xf32>
+// TWO-NEXT:    %[[D2:.*]] = ll.mul %[[D]], %[[D]] : tensor<3x4xf32>
+// TWO-NEXT:    ll.reduce sum %[[D2]] axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
+// TWO:         ll.reduce sum %[[D]] axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
+// TWO-NOT:     f64
+// TWO:         func.return
 
 // A mean beside a var of the same x and axes (a batch norm's statistics) takes the
 // var's one pass too: the same sum of the stacked pair, which cse merges into one;

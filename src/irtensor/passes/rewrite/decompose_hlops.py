@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -305,10 +306,16 @@ def var(b: B, x: V, axes: tuple[int, ...], keepdim: bool, correction: int,
     return div(b, s, b.const(max(n - correction, 0), like=s))
 
 
+# decompose-hlops{one-pass-moments=false} (a program to differentiate) turns `moments` off
+_ONE_PASS_MOMENTS: ContextVar[bool] = ContextVar("one_pass_moments", default=True)
+
+
 def one_pass(x: V, axes: tuple[int, ...]) -> bool:
     """Whether x's mean and variance over `axes` come from `moments`: f32 values (f16 and
-    bf16 arrive in f32) over a non-empty set of elements."""
-    return element_of(x) == f32 and all(shape_of(x)[a] > 0 for a in axes)
+    bf16 arrive in f32) over a non-empty set of elements, unless the pass's
+    `one-pass-moments` option is off."""
+    return (_ONE_PASS_MOMENTS.get() and element_of(x) == f32
+            and all(shape_of(x)[a] > 0 for a in axes))
 
 
 def moments(b: B, x: V, axes: tuple[int, ...]) -> tuple[V, V]:
@@ -517,10 +524,19 @@ def _replace(rewriter: PatternRewriter, op: Operation, value: V) -> None:
 @register_pass
 @dataclass(frozen=True)
 class DecomposeHLOps(ModulePass):
-    """decompose-hlops: rewrite every hl op but conv2d and the pools into ll ops."""
+    """decompose-hlops: rewrite every hl op but conv2d and the pools into ll ops.
+
+    `one_pass_moments` (default true): f32 var, a mean beside it and the norms take their
+    statistics from one read of x (`moments`). false: the two-pass forms, whose gradient
+    (the `grad` pass) is about half as costly: autograd decomposes with it off."""
 
     name = "decompose-hlops"
+    one_pass_moments: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        trace.rewrite_module(op, [DecomposeElementwise(),
-                                  DecomposeStructured(means_beside_var(op))])
+        token = _ONE_PASS_MOMENTS.set(self.one_pass_moments)
+        try:
+            trace.rewrite_module(op, [DecomposeElementwise(),
+                                      DecomposeStructured(means_beside_var(op))])
+        finally:
+            _ONE_PASS_MOMENTS.reset(token)
