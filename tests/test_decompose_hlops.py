@@ -661,3 +661,29 @@ func.func @main(%x: tensor<5x40xf32>) -> tensor<5x40xf32> {
     assert ("f64" in ir.to_text(module)) == one_pass
     (got,) = run(module, [x])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_var_whose_mean_overflows_is_inf_as_numpy() -> None:
+    """The f32 sum of these overflows: numpy's var is inf, and so are the interpreter's
+    (which must not make inf - inf of its rounding correction) and the one-pass form's."""
+    x = np.array([5.07e30, 3.4028235e38], np.float32)
+    for correction in (0, 1):
+        module = module_of([typed(f32, (2,))], functools.partial(
+            hl.VarOp, axes=(0,), keepdim=False, correction=correction))
+        with np.errstate(all="ignore"):
+            want = np.var(x, ddof=correction)
+        assert np.isinf(want)
+        (interpreted,), (decomposed,) = run(module, [x]), run(decompose(module), [x])
+        np.testing.assert_array_equal(interpreted, want)
+        np.testing.assert_array_equal(decomposed, want)
+
+
+def test_f64_var_whose_correction_overflows_is_inf_as_numpy() -> None:
+    """sum(d) of these is 2e292: its square overflows, and with sum(d**2) = inf the
+    two-pass correction must leave inf (numpy's), not inf - inf."""
+    x = np.array([0.0, 0.0, np.finfo(np.float64).max])
+    module = module_of([typed(f64, (3,))], functools.partial(
+        hl.VarOp, axes=(0,), keepdim=False, correction=0))
+    with np.errstate(all="ignore"):
+        (interpreted,), (decomposed,) = run(module, [x]), run(decompose(module), [x])
+    assert np.isinf(interpreted) and np.isinf(decomposed)

@@ -133,7 +133,9 @@ def _var(x: Array, axes: tuple[int, ...], keepdims: bool, correction: int,
     with np.errstate(invalid="ignore", divide="ignore"):
         if corrected:
             total = reduce_sum(d, axes, keepdims)
-            squares = squares - total * total / x.dtype.type(count(x.shape, axes))
+            fix = total * total / x.dtype.type(count(x.shape, axes))
+            # a fix that overflows (so does sum(d^2)) must leave inf, not make inf - inf
+            squares = squares - np.minimum(fix, np.finfo(x.dtype).max)
         return squares / x.dtype.type(max(count(x.shape, axes) - correction, 0))
 
 

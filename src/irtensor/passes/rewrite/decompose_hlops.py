@@ -23,6 +23,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+import ml_dtypes
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32, f64, i64
 from xdsl.ir import Operation, SSAValue
@@ -303,7 +304,10 @@ def var(b: B, x: V, axes: tuple[int, ...], keepdim: bool, correction: int,
     s = b.sum(b.mul(d, d), axes, keepdim)
     if corrected:
         total = b.sum(d, axes, keepdim)
-        s = sub(b, s, div(b, b.mul(total, total), b.const(n, like=total)))
+        fix = div(b, b.mul(total, total), b.const(n, like=total))
+        # a fix that overflows (so does sum(d**2)) must leave inf, not make inf - inf
+        largest = float(ml_dtypes.finfo(dtypes.to_numpy(element_of(total))).max)
+        s = sub(b, s, minimum(b, fix, b.const(largest, like=fix)))
     return div(b, s, b.const(max(n - correction, 0), like=s))
 
 
