@@ -193,7 +193,7 @@ BINARY_F32 = ("add", "mul", "sub", "maximum")
 
 
 @st.composite
-def gradient_weight_programs(draw: st.DrawFn) -> tuple[str, int, int]:
+def gradient_weight_programs(draw: st.DrawFn) -> tuple[str, int, int, int]:
     """`sum_b expr(g, h)[b, o] * x[b, i]`: a chain of ops on [b, o] under a matmul."""
     b, o, i = draw(st.integers(1, 6)), draw(st.integers(1, 6)), draw(st.integers(1, 40))
     t = f"tensor<{b}x{o}xf32>"
@@ -215,7 +215,7 @@ func.func @main(%g: {t}, %h: {t}, %x: tensor<{b}x{i}xf32>) -> tensor<{o}x{i}xf32
   %r = hl.matmul %t, %x : tensor<{o}x{b}xf32>, tensor<{b}x{i}xf32> -> tensor<{o}x{i}xf32>
   func.return %r : tensor<{o}x{i}xf32>
 }}"""
-    return text, b * o, i
+    return text, b * o, i, b
 
 
 def expression_ops(text: str) -> int:
@@ -229,10 +229,10 @@ def expression_ops(text: str) -> int:
 
 @given(gradient_weight_programs(), st.integers(0, 2**31 - 1))
 def test_hoisting_a_broadcast_subexpression_keeps_the_meaning(
-        case: tuple[str, int, int], seed: int) -> None:
+        case: tuple[str, int, int, int], seed: int) -> None:
     from irtensor.passes.kernel.hoist import HOIST_MIN_OPS, HOIST_MIN_REPEATS
 
-    text, rows, columns = case
+    text, rows, columns, batch = case
     n_ops = expression_ops(text)
     module = ir.parse(text)
     fn = next(op for op in module.walk() if op.name == "func.func")
@@ -252,6 +252,73 @@ def test_hoisting_a_broadcast_subexpression_keeps_the_meaning(
     if columns < HOIST_MIN_REPEATS:  # seen at too few points: computed in the matmul
         assert not hoists, reasons
         assert shared or len(kernels(after)) == 1, reasons
-    elif n_ops >= HOIST_MIN_OPS and rows > 1 and not shared:  # (one value is not hoisted)
+    # (one value is not hoisted; nor one the matmul sums over a batch of 1, which it
+    # reads once per output)
+    elif n_ops >= HOIST_MIN_OPS and rows > 1 and batch > 1 and not shared:
         body_ops = [x for x in reductions[0].body.walk() if x.name.startswith(("arith", "math"))]
         assert [x.name for x in body_ops] == ["arith.mulf"], body_ops
+
+
+@st.composite
+def computed_conv_inputs(draw: st.DrawFn) -> tuple[str, int, int]:
+    """`conv2d(expr(x, s), w)`, padded or not, strided, dilated: a chain of elementwise
+    ops on the conv's input, which the conv reads through overlapping windows."""
+    n, c, o = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 20))
+    h, w = draw(st.integers(3, 7)), draw(st.integers(3, 7))
+    k, stride, dilation = draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    pad = [draw(st.integers(0, 2)) for _ in range(4)]
+    oh = (h + pad[0] + pad[2] - dilation * (k - 1) - 1) // stride + 1
+    ow = (w + pad[1] + pad[3] - dilation * (k - 1) - 1) // stride + 1
+    if oh < 1 or ow < 1:
+        k = dilation = 1
+        oh = (h + pad[0] + pad[2] - 1) // stride + 1
+        ow = (w + pad[1] + pad[3] - 1) // stride + 1
+    t = f"tensor<{n}x{c}x{h}x{w}xf32>"
+    lines, values = [], ["%x"]
+    for i in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            op, arg = draw(st.sampled_from(UNARY_F32)), draw(st.sampled_from(values))
+            lines.append(f"%v{i} = hl.{op} {arg} : {t}")
+        else:
+            op, arg = draw(st.sampled_from(BINARY_F32)), draw(st.sampled_from(values))
+            lines.append(f"%v{i} = hl.{op} {arg}, %s : {t}, tensor<{c}x1x1xf32> -> {t}")
+        values.append(f"%v{i}")
+    body = "\n  ".join(lines)
+    out, wt = f"tensor<{n}x{o}x{oh}x{ow}xf32>", f"tensor<{o}x{c}x{k}x{k}xf32>"
+    attributes = (f"strides [{stride}, {stride}] padding [{', '.join(map(str, pad))}] "
+                  f"dilations [{dilation}, {dilation}]")
+    text = f"""
+func.func @main(%x: {t}, %s: tensor<{c}x1x1xf32>, %w: {wt}) -> {out} {{
+  {body}
+  %r = hl.conv2d {values[-1]}, %w {attributes} : {t}, {wt} -> {out}
+  func.return %r : {out}
+}}"""
+    return text, o * oh * ow * k * k // (h * w), c * k * k
+
+
+@given(computed_conv_inputs(), st.integers(0, 2**31 - 1))
+def test_a_conv_of_a_computed_input_keeps_the_meaning(case: tuple[str, int, int],
+                                                     seed: int) -> None:
+    """Whatever fuse does with the expression under the conv's windows (fused, or computed
+    once in x's space and read padded), the values are the conv of the expression, no
+    read leaves its buffer, and an expression read at many points per value is not
+    copied per tap: no kernel is larger than the conv's input or output. (A conv that
+    sums one value per output reads the expression once there: it stays fused.)"""
+    from irtensor.passes.kernel.hoist import HOIST_MIN_REPEATS
+
+    text, points, summed = case
+    module = ir.parse(text)
+    fn = next(op for op in module.walk() if op.name == "func.func")
+    rng = np.random.default_rng(seed)
+    inputs = [np.abs(rng.standard_normal(a.type.get_shape())).astype(np.float32) + 0.1
+              for a in fn.body.block.args]
+    after = assert_preserves_semantics(f"{HL_TO_LL},fuse", module, inputs,
+                                       rtol=2e-3, atol=2e-3)
+    assert_reads_in_bounds(after)
+    x, out = inputs[0].size, int(np.prod(fn.function_type.outputs.data[0].get_shape()))
+    elementwise = [k for k in kernels(after) if not k.reduction_dims]
+    assert all(np.prod(k.res.type.get_shape()) <= max(x, out) for k in elementwise), text
+    (conv,) = [k for k in kernels(after) if k.reduction_dims]
+    if points >= 2 * HOIST_MIN_REPEATS and summed > 1:
+        body_ops = [op.name for op in conv.body.walk() if op.name.startswith(("arith", "math"))]
+        assert body_ops == ["arith.mulf"], (text, body_ops)

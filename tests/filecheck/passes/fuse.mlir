@@ -203,3 +203,54 @@ func.func @relu_grad_narrow(%g: tensor<16x32xf32>, %h: tensor<16x32xf32>, %x: te
   %0 = hl.matmul %t, %x : tensor<32x16xf32>, tensor<16x4xf32> -> tensor<32x4xf32>
   func.return %0 : tensor<32x4xf32>
 }
+
+// A conv reads its input through overlapping windows: relu(x * s + t) padded is
+// read at 16 x 3 x 3 = 144 points per value. It is computed once, over x's own
+// space, and the conv reads that buffer padded (a masked read, as of x itself);
+// fused, its ops and mask ran at every tap of every output channel.
+// CHECK-LABEL: func.func @affine_relu_conv
+// CHECK:         %[[ACT:.*]] = kernel.kernel @E_2_4_8_8(%x, %s, %t) space [2, 4, 8, 8]
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK:         kernel.kernel @r_{{[0-9_]+}}(%[[ACT]], %w) space {{.*}} sum {{.*}}valid{{.*}}pad 0.0
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      kernel.yield
+func.func @affine_relu_conv(%x: tensor<2x4x8x8xf32>, %s: tensor<4x1x1xf32>, %t: tensor<4x1x1xf32>, %w: tensor<16x4x3x3xf32>) -> tensor<2x16x8x8xf32> {
+  %0 = hl.mul %x, %s : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
+  %1 = hl.add %0, %t : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
+  %2 = hl.relu %1 : tensor<2x4x8x8xf32>
+  %3 = hl.conv2d %2, %w padding [1, 1, 1, 1] : tensor<2x4x8x8xf32>, tensor<16x4x3x3xf32> -> tensor<2x16x8x8xf32>
+  func.return %3 : tensor<2x16x8x8xf32>
+}
+
+// Without padding the windows still overlap: the expression is computed over x's
+// space [2, 4, 8, 8], not over the dims the conv reads it by (n, c, oh, ow, kh, kw:
+// x copied once per tap).
+// CHECK-LABEL: func.func @affine_relu_conv_unpadded
+// CHECK:         %[[ACT:.*]] = kernel.kernel @E_2_4_8_8(%x, %s, %t) space [2, 4, 8, 8]
+// CHECK:         kernel.kernel @r_{{[0-9_]+}}(%[[ACT]], %w) space {{.*}} sum
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      kernel.yield
+func.func @affine_relu_conv_unpadded(%x: tensor<2x4x8x8xf32>, %s: tensor<4x1x1xf32>, %t: tensor<4x1x1xf32>, %w: tensor<16x4x3x3xf32>) -> tensor<2x16x6x6xf32> {
+  %0 = hl.mul %x, %s : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
+  %1 = hl.add %0, %t : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
+  %2 = hl.relu %1 : tensor<2x4x8x8xf32>
+  %3 = hl.conv2d %2, %w : tensor<2x4x8x8xf32>, tensor<16x4x3x3xf32> -> tensor<2x16x6x6xf32>
+  func.return %3 : tensor<2x16x6x6xf32>
+}
+
+// A 3x3 stride-2 average pool of relu(x) padded reads each value at about 2 points:
+// recomputing relu there is cheaper than a buffer, so it stays in the pool's kernel.
+// CHECK-LABEL: func.func @relu_avg_pool
+// CHECK:         kernel.kernel @r_{{[0-9_]+}}(%x) space {{.*}} sum
+// CHECK:           arith.maximumf
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @relu_avg_pool(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x4x4xf32> {
+  %0 = hl.relu %x : tensor<2x4x8x8xf32>
+  %1 = hl.avg_pool2d %0 kernel [3, 3] strides [2, 2] padding [1, 1, 1, 1] : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
+  func.return %1 : tensor<2x4x4x4xf32>
+}

@@ -190,9 +190,9 @@ class Fuser:
                 return Apply(shape, element, ll.AddOp, (source, Const(shape, element, 0.0)))
             source = self.settle(self.nodes[op.input], "the input of a reduction holds a "
                                  "reduction of its own: one reduction per kernel")
-            source = hoisted(source, lambda node, points: self.materialize(
-                node, f"a reduction reads it broadcast: computed once, not at each of the "
-                f"{points} points that see each value"))
+            source = hoisted(source, ints(op.axes), lambda node, points: self.materialize(
+                node, "a reduction reads it broadcast or through windows: computed once, "
+                f"not at each of the {points} points that see each value"))
             return Reduce(shape, element, op.kind.data, source, ints(op.axes),
                           dims(len(shape)))
         if isinstance(op, ll.MOVEMENT_OPS):

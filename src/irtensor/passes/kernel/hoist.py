@@ -1,4 +1,4 @@
-"""Broadcast subexpressions of a reduction's input, computed once (`fuse`).
+"""Broadcast and windowed subexpressions of a reduction's input, computed once (`fuse`).
 
 A contraction's input often holds an elementwise expression of only some of its
 dims. The weight gradient of `relu(x @ w1.T) @ w2.T` multiplies the incoming
@@ -7,22 +7,37 @@ input feature `i`. Fused into the matmul's body, that product is recomputed for 
 of the 784 columns, inside the register block's hot loop, where it costs more than
 the FMAs. A subexpression of at least HOIST_MIN_OPS ops that the reduction's space
 broadcasts over at least HOIST_MIN_REPEATS points becomes a kernel of its own over
-the dims it uses (64 x 256 here), and the reduction reads its buffer.
+the dims it uses (64 x 256 here), and the reduction reads its buffer. A convolution
+reads its input through overlapping windows, so a computed input (a batch norm's
+affine and relu) is computed once in its own space and read padded (`hoisted`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from math import prod
 
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr
 
+from irtensor.dialects import ll
 from irtensor.passes.kernel.kernel_facts import expr_dims
-from irtensor.passes.kernel.nodes import Apply, Masked, Node, Read, move, size_of
+from irtensor.passes.kernel.nodes import (
+    Apply,
+    Masked,
+    Node,
+    Read,
+    contains_reduce,
+    move,
+    size_of,
+)
 from irtensor.passes.kernel.views import IndexMap
 
-HOIST_MIN_OPS = 2
+# One op is enough: a relu on a matmul's operand, recomputed in the register block's
+# loop, ran the 1024^3 matmul at half speed. A lone cast is left to the contraction,
+# which reads narrow types itself (the bf16 dot products).
+HOIST_MIN_OPS = 1
 HOIST_MIN_REPEATS = 16
 
 
@@ -50,23 +65,61 @@ def repeats(node: Node, used: set[int]) -> int:
     return prod(size for d, size in enumerate(node.shape) if d not in used)
 
 
-def hoisted(source: Node, materialize: Callable[[Node, int], SSAValue]) -> Node:
-    """`source` (a reduction's input, no reduction pending in it) with each broadcast
-    subexpression worth it computed by `materialize(node over its own dims, points that
-    see each of its values)` and read back.
-    A masked value's child stays as it is: its reads may be valid only under the mask."""
+def hoisted(source: Node, reduced: tuple[int, ...],
+            materialize: Callable[[Node, int], SSAValue]) -> Node:
+    """`source` (the input of a reduction over `reduced`, no reduction pending in it) with
+    each broadcast or windowed subexpression worth it computed by `materialize(node in a
+    space of its own, points that see each of its values)` and read back. Worth it: it
+    varies along a reduced axis (one that does not is the same all along the reduction's
+    loop for an output, which LLVM hoists: softmax's -max), and each value is read at
+    HOIST_MIN_REPEATS points or more.
+
+    A broadcast subexpression is computed over the dims it uses, or as the value it views
+    where that is smaller: a convolution reads `relu(x * s + t)` through overlapping
+    windows, and over its used dims it would be x copied once per tap. A padded computed
+    value (`Masked`) read at HOIST_MIN_REPEATS points per value is computed once and read
+    as a padded buffer: fused, `pad(relu(x))` ran its mask and op at every tap of every
+    output channel (a 3x3 conv over 64 channels ran 6x slower). A pad that stacks values
+    (the moments' pair) repeats each one once or twice and stays fused; a masked value's
+    child stays as it is, as its reads may be valid only under the mask."""
+    space = prod(source.shape)
+    done: dict[int, SSAValue] = {}
+
+    def viewed_once(node: Apply | Masked, origin: Node) -> Read:
+        if id(origin) not in done:
+            done[id(origin)] = materialize(origin, space // prod(origin.shape))
+        valid, pad = (node.valid, node.pad) if isinstance(node, Masked) else ((), 0.0)
+        return Read(node.shape, node.element, done[id(origin)], node.origin_index, valid, pad)
 
     def visit(node: Node) -> Node:
-        if not isinstance(node, Apply):
+        if not isinstance(node, Apply | Masked) or not node_dims(node) & set(reduced):
+            return node
+        if isinstance(node, Masked):
+            origin = computed_origin(node)
+            if origin is not None and space // prod(origin.shape) >= HOIST_MIN_REPEATS:
+                return viewed_once(node, origin)
             return node
         used = node_dims(node)
-        if (node is not source and used and size_of(node) >= HOIST_MIN_OPS
+        if (node is not source and size_of(node) >= HOIST_MIN_OPS
+                and not (node.op is ll.CastOp and size_of(node) == 1)
                 and repeats(node, used) >= HOIST_MIN_REPEATS):
+            origin = computed_origin(node)
+            if origin is not None and prod(origin.shape) < prod(node.shape[d] for d in used):
+                return viewed_once(node, origin)
             return read_back(node, sorted(used),
                              lambda compact: materialize(compact, repeats(node, used)))
-        return Apply(node.shape, node.element, node.op, tuple(visit(a) for a in node.args))
+        return replace(node, args=tuple(visit(a) for a in node.args))
 
     return visit(source)
+
+
+def computed_origin(node: Apply | Masked) -> Node | None:
+    """The computed value that `node` views, when it is one that has no reduction pending
+    and is not empty."""
+    origin = node.origin
+    if origin is None or contains_reduce(origin) or prod(origin.shape) == 0:
+        return None
+    return origin
 
 
 def read_back(node: Node, keep: list[int], materialize: Callable[[Node], SSAValue]) -> Read:

@@ -9,7 +9,7 @@ a computed value) or a pending reduction. Movement ops only rewrite index maps (
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr
@@ -54,19 +54,31 @@ class Const(Node):
 
 @dataclass(frozen=True, eq=False)
 class Apply(Node):
-    """An elementwise `ll` op (its class and, for casts, nothing more) on nodes."""
+    """An elementwise `ll` op (its class and, for casts, nothing more) on nodes.
+
+    A view of a computed value keeps it: this node is `origin` (the value in its own
+    space, None when this node is it) read at `origin_index`. A reduction that reads the
+    value at many points per element computes it once (`hoist`)."""
 
     op: type[Operation] = ll.AddOp
     args: tuple[Node, ...] = ()
+    origin: Node | None = field(default=None, kw_only=True)
+    origin_index: Exprs = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True, eq=False)
 class Masked(Node):
-    """child where `valid` holds, else `pad` (a pad of a computed value)."""
+    """child where `valid` holds, else `pad` (a pad of a computed value).
+
+    child is `origin` (the padded value in its own space) read at `origin_index`, where
+    the pad came from a view of a computed value: a reduction that reads it through
+    overlapping windows computes it once and reads the buffer, padded (`hoist`)."""
 
     child: Node = field(default=None)  # type: ignore[assignment]
     valid: Constraints = ()
     pad: float = 0.0
+    origin: Node | None = field(default=None, kw_only=True)
+    origin_index: Exprs = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,13 +131,17 @@ def move(node: Node, imap: IndexMap, shape: tuple[int, ...]) -> Node | None:
         args = [move(a, IndexMap(by), shape) for a in node.args]
         if any(a is None for a in args):
             return None
-        moved = Apply(shape, node.element, node.op, tuple(args))  # type: ignore[arg-type]
+        origin, index = viewed(node)
+        moved = Apply(shape, node.element, node.op, tuple(args),  # type: ignore[arg-type]
+                      origin=origin, origin_index=_compose(index, by, shape))
     elif isinstance(node, Masked):
         child = move(node.child, IndexMap(by), shape)
         if child is None:
             return None
         moved = Masked(shape, node.element, child,
-                       tuple(substitute_constraint(c, by) for c in node.valid), node.pad)
+                       tuple(simplify_constraint(substitute_constraint(c, by), shape)
+                             for c in node.valid), node.pad,
+                       origin=node.origin, origin_index=_compose(node.origin_index, by, shape))
     else:
         assert isinstance(node, Reduce)
         if imap.valid:
@@ -133,8 +149,22 @@ def move(node: Node, imap: IndexMap, shape: tuple[int, ...]) -> Node | None:
         moved = Reduce(shape, node.element, node.kind, node.child, node.axes,
                        tuple(substitute(e, by) for e in node.index))
     if imap.valid:
-        return Masked(shape, moved.element, _guard(moved, imap.valid), imap.valid, imap.pad)
+        origin, index = viewed(node) if isinstance(node, Apply | Masked) else (None, ())
+        return Masked(shape, moved.element, _guard(moved, imap.valid), imap.valid, imap.pad,
+                      origin=origin, origin_index=_compose(index, by, shape))
     return moved
+
+
+def viewed(node: Apply | Masked) -> tuple[Node, Exprs]:
+    """The computed value `node` views (an Apply's own value; a Masked one as a whole)
+    and its indices at each point of `node`."""
+    if isinstance(node, Apply) and node.origin is not None:
+        return node.origin, node.origin_index
+    return node, dims(len(node.shape))
+
+
+def _compose(index: Exprs, by: Exprs, shape: tuple[int, ...]) -> Exprs:
+    return tuple(simplify(substitute(e, by), shape) for e in index)
 
 
 def _guard(node: Node, valid: Constraints) -> Node:
@@ -143,9 +173,9 @@ def _guard(node: Node, valid: Constraints) -> Node:
         return Read(node.shape, node.element, node.buffer, node.exprs, node.valid + valid,
                     node.pad)
     if isinstance(node, Apply):
-        return Apply(node.shape, node.element, node.op, tuple(_guard(a, valid) for a in node.args))
+        return replace(node, args=tuple(_guard(a, valid) for a in node.args))
     if isinstance(node, Masked):
-        return Masked(node.shape, node.element, _guard(node.child, valid), node.valid, node.pad)
+        return replace(node, child=_guard(node.child, valid))
     return node
 
 
@@ -176,8 +206,7 @@ def replace_reduce(node: Node, reduce: Reduce, buffer: SSAValue) -> Node:
         return Apply(node.shape, node.element, node.op,
                      tuple(replace_reduce(a, reduce, buffer) for a in node.args))
     if isinstance(node, Masked):
-        return Masked(node.shape, node.element, replace_reduce(node.child, reduce, buffer),
-                      node.valid, node.pad)
+        return replace(node, child=replace_reduce(node.child, reduce, buffer))
     return node
 
 
