@@ -194,6 +194,26 @@ def test_fp64_error_when_the_device_lacks_it(monkeypatch: pytest.MonkeyPatch) ->
         opencl_device.run(module, list(x), "add_bias")
 
 
+def test_norms_and_var_run_in_f32_where_the_device_lacks_fp64(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one-pass moments sum in f64: on a device without it, realizing takes the
+    two-pass f32 form (`default-opencl-no-fp64`), and layer norm and var still run."""
+    if not opencl_device_present():
+        pytest.skip("no OpenCL device")
+    from irtensor import Tensor
+    from irtensor.frontend.realize import pipeline_for
+
+    assert pipeline_for("opencl") == "default-opencl"
+    monkeypatch.setattr(opencl_device, "supports_fp64", lambda dev: False)
+    assert pipeline_for("opencl") == "default-opencl-no-fp64"
+    x = (np.random.default_rng(3).standard_normal((6, 40)) * 2 + 50).astype(np.float32)
+    t = Tensor(x, device="opencl")
+    mean, var = x.mean(1, keepdims=True), x.var(1, keepdims=True)
+    np.testing.assert_allclose(t.layernorm().numpy(), (x - mean) / np.sqrt(var + 1e-5),
+                               rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(t.var(1).numpy(), x.var(1, ddof=1), rtol=1e-4)
+
+
 def test_build_failure_shows_the_log_and_kernel_name() -> None:
     if not opencl_device_present():
         pytest.skip("no OpenCL device")

@@ -42,7 +42,15 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap, AffineSet
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    AffineSet,
+)
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -216,6 +224,24 @@ class ScheduleAttr(ParametrizedAttribute):
         )
 
 
+def split_of(expr: AffineExpr) -> tuple[int, int, int | None] | None:
+    """(dim, stride, modulus) when `expr` is one digit of a dim written row-major:
+    `d floordiv stride`, `d mod modulus` or `(d floordiv stride) mod modulus`."""
+    modulus = None
+    if (isinstance(expr, AffineBinaryOpExpr) and expr.kind == AffineBinaryOpKind.Mod
+            and isinstance(expr.rhs, AffineConstantExpr)):
+        modulus, expr = expr.rhs.value, expr.lhs
+    stride = 1
+    if (isinstance(expr, AffineBinaryOpExpr) and expr.kind == AffineBinaryOpKind.FloorDiv
+            and isinstance(expr.rhs, AffineConstantExpr)):
+        stride, expr = expr.rhs.value, expr.lhs
+    if not isinstance(expr, AffineDimExpr) or stride < 1 or (modulus or 1) < 1:
+        return None
+    if stride == 1 and modulus is None:
+        return None  # a plain dim
+    return expr.position, stride, modulus
+
+
 @irdl_op_definition
 class KernelOp(IRDLOperation):
     """One fused kernel; see the module docstring for its meaning."""
@@ -372,15 +398,33 @@ class KernelOp(IRDLOperation):
             fail(self, f"writes {wmap} does not map the {rank}-d space to the result "
                        f"{self.res.type}")
         seen: list[int] = []
+        splits: dict[int, list[tuple[int, int]]] = {}  # dim -> (stride, size) per axis
         for expr, size in zip(wmap.results, out_shape, strict=True):
             if isinstance(expr, AffineDimExpr) and expr.position in self.parallel_dims:
                 if self.sizes[expr.position] != size:
                     fail(self, f"writes puts dimension d{expr.position} (size "
                                f"{self.sizes[expr.position]}) on a result axis of size {size}")
                 seen.append(expr.position)
+            elif (part := split_of(expr)) is not None and part[0] in self.parallel_dims:
+                dim, stride, modulus = part
+                if modulus is not None and modulus != size:
+                    fail(self, f"writes result {expr} ranges over {modulus}, its axis has {size}")
+                splits.setdefault(dim, []).append((stride, size))
             elif not (str(expr) == "0" and size == 1):
-                fail(self, f"writes result {expr} must be a parallel dimension or 0 on a "
-                           "size-1 axis")
+                fail(self, f"writes result {expr} must be a parallel dimension, a split of "
+                           "one (`d floordiv s`, `d mod n`) or 0 on a size-1 axis")
+        for dim, parts in splits.items():
+            # the axes of a split dim, outermost first, are its row-major digits
+            stride = 1
+            for step, size in reversed(parts):
+                if step != stride:
+                    fail(self, f"writes {wmap} splits d{dim} into axes that are not its "
+                               "row-major digits")
+                stride *= size
+            if stride != self.sizes[dim]:
+                fail(self, f"writes {wmap} splits d{dim} (size {self.sizes[dim]}) into "
+                           f"{stride} elements")
+            seen.append(dim)
         # Each element is written once: every parallel dimension of size > 1 appears once.
         wide = [d for d in self.parallel_dims if self.sizes[d] != 1]
         if len(set(seen)) != len(seen) or not set(wide) <= set(seen):

@@ -66,7 +66,7 @@ def run_gradient(loss: Node, targets: Sequence[Node], seed: Node | None,
                 "the gradient of a gradient is not supported")
         return realize.realize([loss], device)[0], [None] * len(wanted)
     extra = [realize.buffer_of(seed)] if seed is not None else []
-    chosen = settings.pipeline_for(realize.check_device(device), None)
+    chosen = realize.pipeline_for(realize.check_device(device), None)
     key: Hashable = (device, "grad", tuple(wrt), seed is not None, realize.graph_key(graph),
                      settings.pipeline_key(chosen))
     if (program := realize._PROGRAMS.get(key)) is not None:

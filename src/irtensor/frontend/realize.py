@@ -128,8 +128,24 @@ def _build(graph: Graph, params: Sequence[int] = ()) -> tuple[ModuleOp, list[np.
 
 
 def pipeline_for(device: str, explicit: PipelineLike | None = None) -> PipelineLike:
-    """What a new program on `device` runs (`irtensor.context` says how it is chosen)."""
-    return settings.pipeline_for(device, explicit)
+    """What a new program on `device` runs (`irtensor.context` says how it is chosen).
+    The default on an OpenCL device without fp64 keeps f32's two-pass variance and norms
+    (`default-opencl-no-fp64`): the one-pass moments sum in f64."""
+    chosen = settings.pipeline_for(device, explicit)
+    if chosen == "default-opencl" and not _opencl_has_fp64():
+        return "default-opencl-no-fp64"
+    return chosen
+
+
+def _opencl_has_fp64() -> bool:
+    """Whether the OpenCL device computes in f64; no device at all counts as yes, so that
+    running says why there is none."""
+    from irtensor.runtime import opencl_device
+
+    try:
+        return opencl_device.supports_fp64(opencl_device.device().device)
+    except Exception:  # no OpenCL here
+        return True
 
 
 def lower(module: ModuleOp, stage: str, device: str = "llvm",

@@ -45,6 +45,13 @@ register_pipeline(
 register_pipeline("default-interp", "hl-to-kernel", "what realizing on device interp runs")
 register_pipeline("default-llvm", "hl-to-kernel", "what realizing on device llvm runs")
 register_pipeline("default-opencl", "hl-to-kernel", "what realizing on device opencl runs")
+# The one-pass moments sum in f64: an OpenCL device without fp64 takes f32's two passes.
+register_pipeline(
+    "default-opencl-no-fp64",
+    "decompose-hlops{one-pass-moments=false},conv-to-mul-sum,fold-constants,cse,dce,fuse,"
+    "split-reductions,pack-operands,cse,reorder-loops",
+    "what realizing on device opencl runs where the OpenCL device has no fp64",
+)
 # What a compiled device runs on each kernel, alone in a module, before generating its code
 # (LLVM IR for llvm, OpenCL C for opencl); `Context(device_pipeline=...)` replaces it.
 register_pipeline("device-llvm", "lower-kernels-to-loops,convert-to-llvm",

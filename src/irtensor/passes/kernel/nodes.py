@@ -22,6 +22,7 @@ from irtensor.passes.kernel.views import (
     IndexMap,
     const,
     dims,
+    linear_terms,
     simplify,
     simplify_constraint,
     substitute,
@@ -211,9 +212,11 @@ def replace_reduce(node: Node, reduce: Reduce, buffer: SSAValue) -> Node:
 
 
 def epilogue_dims(node: Node, reduce: Reduce, space: Sequence[int]) -> list[AffineExpr] | None:
-    """For each dim of `node`'s space, the iteration dim it stands for (0 on a unit
-    axis), when the reduction is seen through a relabeling of its parallel axes;
-    None when it is not (a broadcast or a pad of it), and it must be computed first."""
+    """For each dim of `node`'s space, the iteration expression it stands for (0 on a
+    unit axis), when the reduction is seen through a relabeling of its parallel axes or a
+    reshape that splits one of them (a 1x1 conv's H * W points back into (H, W): h is
+    `hw floordiv W`, w is `hw mod W`); None when it is not (a broadcast or a pad of it),
+    and it must be computed first."""
     if isinstance(node, Masked) and contains_reduce(node):
         return None
     kept = reduce_shape(reduce)
@@ -221,14 +224,41 @@ def epilogue_dims(node: Node, reduce: Reduce, space: Sequence[int]) -> list[Affi
     for axis, (expr, size) in enumerate(zip(reduce.index, kept, strict=True)):
         if size == 1:
             continue  # any in-range index of a unit axis is 0
-        if not isinstance(expr, AffineDimExpr) or node.shape[expr.position] != size:
+        parts = _row_major(expr, node.shape, size)
+        if parts is None or any(out[d] is not None for d, _ in parts):
             return None
-        if out[expr.position] is not None:
-            return None
-        out[expr.position] = AffineExpr.dimension(axis)
+        for d, stride in parts:
+            split: AffineExpr = AffineExpr.dimension(axis)
+            if stride > 1:
+                split = split // stride
+            if stride * node.shape[d] < size:
+                split = split % node.shape[d]
+            out[d] = split
     for position, size in enumerate(node.shape):
         if out[position] is None:
             if size != 1:
                 return None
             out[position] = const(0)
     return out  # type: ignore[return-value]
+
+
+def _row_major(expr: AffineExpr, shape: Sequence[int], size: int
+               ) -> list[tuple[int, int]] | None:
+    """(dim, stride) of each dim of `expr` when it is `d_0 * s_0 + ... + d_k` with the
+    strides of a row-major (shape[d_0], ..., shape[d_k]) of `size` elements (dims longer
+    than 1); None for any other expression."""
+    if isinstance(expr, AffineDimExpr):
+        return [(expr.position, 1)] if shape[expr.position] == size else None
+    terms, constant = linear_terms(expr)
+    if constant or not all(isinstance(atom, AffineDimExpr) for _, atom in terms):
+        return None
+    parts = sorted(((atom.position, k) for k, atom in terms),  # type: ignore[attr-defined]
+                   key=lambda part: -part[1])
+    if len({d for d, _ in parts}) != len(parts):
+        return None
+    stride = 1
+    for d, k in reversed(parts):
+        if k != stride or shape[d] == 1:
+            return None
+        stride *= shape[d]
+    return parts if stride == size else None

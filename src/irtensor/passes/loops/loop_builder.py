@@ -55,6 +55,7 @@ from irtensor.passes.kernel.kernel_facts import (
 from irtensor.passes.kernel.views import bounds
 from irtensor.passes.kernel.views import linear_terms as linear
 from irtensor.passes.loops import blocked
+from irtensor.passes.loops.collapse_splits import collapse_view, collapsed_kernel
 from irtensor.passes.loops.loop_parts import (
     AnyLoop,
     Env,
@@ -101,6 +102,11 @@ class KernelFunction:
             arg.name_hint = f"in{i}"
         self.output.name_hint, self.start.name_hint, self.stop.name_hint = "out", "start", "stop"
         self.at = Builder(InsertPoint.at_end(self.entry))
+        if (collapsed := collapsed_kernel(op)) is not None:
+            self.op, groups, output_groups = collapsed
+            self.inputs = [collapse_view(self.at, v, g) for v, g in zip(self.inputs, groups,
+                                                                          strict=True)]
+            self.output = collapse_view(self.at, self.output, output_groups)
         self.constants: dict[tuple[str, Attribute], SSAValue] = {}
         self.last_constant: Operation | None = None
         self.accumulator: SSAValue = self.output

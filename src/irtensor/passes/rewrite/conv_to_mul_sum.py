@@ -131,11 +131,28 @@ class Conv2dToMulSum(RewritePattern):
         groups, (_, _, oh, ow) = op.groups.value.data, shape_of(op.res)
         x = pad_hw(b, op.input, ints(op.padding), 0.0)
         x = windows(b, x, (kh, kw), ints(op.strides), ints(op.dilations))
+        if kh == kw == 1 and not any(ints(op.padding)):
+            rewriter.replace(op, [], [pointwise(b, x, op.weight, groups, shape_of(op.res))])
+            return
         full = (n, groups, o // groups, cg, oh, ow, kh, kw)
         x = b.expand(b.reshape(x, (n, groups, 1, cg, oh, ow, kh, kw)), full)
         w = b.expand(b.reshape(op.weight, (1, groups, o // groups, cg, 1, 1, kh, kw)), full)
         summed = b.sum_of_products(x, w, (3, 6, 7), keepdim=True)
         rewriter.replace(op, [], [b.reshape(summed, shape_of(op.res))])
+
+
+def pointwise(b: LLBuilder, x: SSAValue, weight: SSAValue, groups: int,
+              out: Sequence[int]) -> SSAValue:
+    """A 1x1 conv of the windows `x` (N, C, OH, OW, 1, 1) as a matmul over the output's
+    points in a row, OH * OW: (N, G, 1, C/G, OH*OW) times the weight as (1, G, O/G, C/G, 1),
+    summed over C/G. A register block then runs along all of them, not along one output
+    row: a 7 x 7 output in blocks of 6 rows left a block of 1 on every row."""
+    n, o, oh, ow = out
+    cg = shape_of(weight)[1]
+    full = (n, groups, o // groups, cg, oh * ow)
+    x = b.expand(b.reshape(x, (n, groups, 1, cg, oh * ow)), full)
+    w = b.expand(b.reshape(weight, (1, groups, o // groups, cg, 1)), full)
+    return b.reshape(b.sum_of_products(x, w, (3,), keepdim=True), out)
 
 
 class MaxPool2dToMax(RewritePattern):
