@@ -71,6 +71,25 @@ func.func @avg_pool(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x6x6xf32> {
 
 // -----
 
+// A 1x1 conv is a matmul over the output's points: its (OH, OW) = (3, 3) windows (here
+// every other row and column) become one axis of 9, summed over C only, and the sum
+// is reshaped back. A register block then runs along all 9 points, not along rows of 3.
+func.func @pointwise(%x: tensor<2x8x6x5xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<2x16x3x3xf32> {
+  %0 = hl.conv2d %x, %w strides [2, 2] : tensor<2x8x6x5xf32>, tensor<16x8x1x1xf32> -> tensor<2x16x3x3xf32>
+  func.return %0 : tensor<2x16x3x3xf32>
+}
+// CHECK-LABEL: func.func @pointwise(
+// CHECK:         %[[WIN:.*]] = ll.permute {{.*}} -> tensor<2x8x3x3x1x1xf32>
+// CHECK-NEXT:    %[[X:.*]] = ll.reshape %[[WIN]] : tensor<2x8x3x3x1x1xf32> -> tensor<2x1x1x8x9xf32>
+// CHECK-NEXT:    %[[XE:.*]] = ll.expand %[[X]] : tensor<2x1x1x8x9xf32> -> tensor<2x1x16x8x9xf32>
+// CHECK-NEXT:    %[[W:.*]] = ll.reshape %w : tensor<16x8x1x1xf32> -> tensor<1x1x16x8x1xf32>
+// CHECK-NEXT:    %[[WE:.*]] = ll.expand %[[W]] : tensor<1x1x16x8x1xf32> -> tensor<2x1x16x8x9xf32>
+// CHECK-NEXT:    %[[P:.*]] = ll.mul %[[XE]], %[[WE]] : tensor<2x1x16x8x9xf32>
+// CHECK-NEXT:    %[[S:.*]] = ll.reduce sum %[[P]] axes [3] : tensor<2x1x16x8x9xf32> -> tensor<2x1x16x1x9xf32>
+// CHECK-NEXT:    %[[R:.*]] = ll.reshape %[[S]] : tensor<2x1x16x1x9xf32> -> tensor<2x16x3x3xf32>
+// CHECK-NEXT:    func.return %[[R]] : tensor<2x16x3x3xf32>
+// -----
+
 // Other ops are decompose-hlops's: conv-to-mul-sum leaves them.
 func.func @other(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = hl.exp %x : tensor<4xf32>

@@ -254,3 +254,20 @@ func.func @relu_avg_pool(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x4x4xf32> {
   %1 = hl.avg_pool2d %0 kernel [3, 3] strides [2, 2] padding [1, 1, 1, 1] : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
   func.return %1 : tensor<2x4x4x4xf32>
 }
+
+// A 1x1 conv runs over its 12 output points as one dim (conv-to-mul-sum), and its
+// bias and relu stay its epilogue across the reshape back to (4, 3): the kernel writes
+// each point p at its row-major digits (p floordiv 3, p mod 3).
+// CHECK-LABEL: func.func @pointwise_bias_relu
+// CHECK:         kernel.kernel @r_2_1_16_8_12(%x, %w, %b) space [2, 1, 16, 8, 12] reduce [3] sum reads [#kernel.access<(d0, d1, d2, d3, d4) -> (d0, d3, (d4 floordiv 3), (d4 mod 3))>, {{.*}} writes affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, (d4 floordiv 3), (d4 mod 3))> epilogue_inputs 1
+// CHECK:         } epilogue {
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @pointwise_bias_relu(%x: tensor<2x8x4x3xf32>, %w: tensor<16x8x1x1xf32>, %b: tensor<16x1x1xf32>) -> tensor<2x16x4x3xf32> {
+  %0 = hl.conv2d %x, %w : tensor<2x8x4x3xf32>, tensor<16x8x1x1xf32> -> tensor<2x16x4x3xf32>
+  %1 = hl.add %0, %b : tensor<2x16x4x3xf32>, tensor<16x1x1xf32> -> tensor<2x16x4x3xf32>
+  %2 = hl.relu %1 : tensor<2x16x4x3xf32>
+  func.return %2 : tensor<2x16x4x3xf32>
+}
