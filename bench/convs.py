@@ -5,7 +5,9 @@ side in one run: irtensor (llvm) against torch and numpy.
 
 Rows: ResNet-50's conv shapes at batch 1 (conv + bias + residual + relu, the
 epilogue its blocks carry; the time includes the weight's channels-last copy, which
-runs on every call), a 2048 x 1024 f32 transpose, and a batch-1 256x512x256 matmul.
+runs on every call), a conv and a matmul whose input is computed (a batch norm's
+affine and relu before a 3x3 conv, relu(a) @ b: computed once, not per tap or per
+column), a 2048 x 1024 f32 transpose, and a batch-1 256x512x256 matmul.
 Columns: best-of-N warm times and GFLOP/s (GB/s for the copy), and the ratio of each
 peer's time to irtensor's (> 1: irtensor is faster). numpy's convs are im2col + BLAS
 (sliding-window view, one matmul). The heading records the CPU and its features.
@@ -30,6 +32,7 @@ CONVS = (
     ("3x3 64->64, 56x56 map", 1, 64, 56, 64, 3, 1, 1),
     ("1x1 1024->2048, 7x7 map", 1, 1024, 7, 2048, 1, 1, 0),
     ("1x1 512->1024, 14x14 map", 1, 512, 14, 1024, 1, 1, 0),
+    ("1x1 64->256, 56x56 map", 1, 64, 56, 256, 1, 1, 0),
     ("7x7 stride 2 3->64, 224 (stem)", 1, 3, 224, 64, 7, 2, 3),
 )
 
@@ -93,6 +96,45 @@ def conv_row(spec: tuple, torch: object, repeat: int) -> str:
     return row(name, 2.0 * n * co * ci * k * k * oh * oh, "GFLOP/s", times)
 
 
+def computed_input_rows(torch: object, repeat: int) -> list[str]:
+    """relu(x * s + t) into a 3x3 conv (64 channels, 56x56, batch 8), and relu(a) @ b
+    (1024^3): the computed input is read at every tap or column."""
+    from irtensor import Tensor
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((8, 64, 56, 56), dtype=np.float32)
+    s, t = (rng.standard_normal((1, 64, 1, 1), dtype=np.float32) for _ in range(2))
+    w = rng.standard_normal((64, 64, 3, 3), dtype=np.float32) * 0.05
+    X, S, T, W = (Tensor(v) for v in (x, s, t, w))
+    zero = np.zeros(64, np.float32)
+    r = np.zeros((8, 64, 56, 56), np.float32)
+
+    def numpy_bn_conv() -> np.ndarray:
+        return numpy_conv(np.maximum(x * s + t, 0), w, zero, r, 1, 1)
+
+    def mine() -> object:
+        return (X * S + T).relu().conv2d(W, padding=1)
+
+    assert np.allclose(mine().numpy(), numpy_bn_conv(), rtol=1e-3, atol=1e-2)
+    times = {"irtensor": best(lambda: mine().realize(), repeat),
+             "numpy": best(numpy_bn_conv, repeat)}
+    a, b = (rng.standard_normal((1024, 1024), dtype=np.float32) for _ in range(2))
+    A, B = Tensor(a), Tensor(b)
+    assert np.allclose((A.relu() @ B).numpy(), np.maximum(a, 0) @ b, rtol=1e-3, atol=1e-2)
+    mm = {"irtensor": best(lambda: (A.relu() @ B).realize(), repeat),
+          "numpy": best(lambda: np.maximum(a, 0) @ b, repeat)}
+    if torch is not None:
+        F = torch.nn.functional  # type: ignore[attr-defined]
+        tx, ts, tt, tw = (torch.from_numpy(v) for v in (x, s, t, w))  # type: ignore[attr-defined]
+        times["torch"] = best(lambda: F.conv2d(torch.relu(tx * ts + tt),  # type: ignore
+                                               tw, padding=1), repeat)
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)  # type: ignore[attr-defined]
+        mm["torch"] = best(lambda: torch.relu(ta) @ tb, repeat)  # type: ignore[attr-defined]
+    return [row("relu(x * s + t) -> 3x3 64->64, 56x56, batch 8",
+                2.0 * 8 * 64 * 64 * 9 * 56 * 56, "GFLOP/s", times),
+            row("relu(a) @ b, 1024^3", 2.0 * 1024**3, "GFLOP/s", mm)]
+
+
 def transpose_row(torch: object, repeat: int) -> str:
     from irtensor import Tensor
 
@@ -147,6 +189,8 @@ def main() -> None:
     print("|---|---|---|---|")
     for spec in CONVS:
         print(conv_row(spec, torch, args.repeat), flush=True)
+    for line in computed_input_rows(torch, args.repeat):
+        print(line, flush=True)
     print(transpose_row(torch, args.repeat), flush=True)
     print(batch1_matmul_row(torch, args.repeat), flush=True)
     blas_limits.unregister()

@@ -60,8 +60,9 @@ def test_which_convs_are_blocked_across_their_channels() -> None:
     # space (n, group, co, ci, oh, ow, kh, kw): the channels are d2
     assert channel_of(conv_text(1, 16, 64, 7, 7, 3, 1, 1, True)) == 2  # 7-wide rows
     assert channel_of(conv_text(1, 3, 64, 64, 64, 7, 2, 3, False)) == 2  # stride 2
-    assert channel_of(conv_text(2, 16, 64, 14, 14, 1, 1, 0, False)) == 2  # 1x1, batch 2
-    assert channel_of(conv_text(1, 16, 64, 7, 7, 1, 1, 0, False)) is None  # 1x1, reuse 49
+    # a 1x1 conv is a matmul over its points (conv-to-mul-sum), whose rows are channels
+    assert channel_of(conv_text(2, 16, 64, 14, 14, 1, 1, 0, False)) is None
+    assert channel_of(conv_text(1, 16, 64, 7, 7, 1, 1, 0, False)) is None
     assert channel_of(conv_text(1, 8, 64, 32, 32, 3, 1, 1, False)) is None  # wide rows
     assert channel_of(conv_text(1, 8, 16, 7, 7, 3, 1, 1, False)) is None  # one vector of co
     matmul = """func.func @main(%a: tensor<64x256xf32>, %b: tensor<256x10xf32>)
@@ -81,7 +82,7 @@ def test_channel_blocked_convs_keep_their_results(n: int, ci: int, co: int, hw: 
                                                   seed: int) -> None:
     assume((hw + 2 * pad - k) // stride + 1 >= 2)  # a row of one point is no block row
     text = conv_text(n, ci, co, hw, hw, k, stride, pad, epilogue)
-    assume(k > 1 or stride > 1)  # a 1x1 conv this small keeps the usual block
+    assume(k > 1)  # a 1x1 conv is a matmul over its points
     module = ir.parse(text)
     Pipeline("hl-to-kernel").run(module)
     kernel = conv_kernel(module)

@@ -123,9 +123,16 @@ def digit_runs(draw: st.DrawFn) -> tuple[list[AffineExpr], list[int], list[int]]
                     e = e % size
                 exprs.append(e)
         shape.extend(digits)
+    # size-1 axes at 0 anywhere (a flatten of (2, 1, 3, 4) reads its 1 there): inside a
+    # run they count for nothing; a run cut off from its top digit must not collapse
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(exprs)))
+        exprs.insert(at, AffineExpr.constant(0))
+        shape.insert(at, 1)
     return exprs, shape, sizes
 
 
+@settings(max_examples=200)
 @given(digit_runs(), st.data())
 def test_collapsed_access_reads_the_same_element(case: tuple[list[AffineExpr], list[int],
                                                               list[int]],
@@ -134,7 +141,7 @@ def test_collapsed_access_reads_the_same_element(case: tuple[list[AffineExpr], l
     (the same offset in a row-major buffer)."""
     exprs, shape, sizes = case
     found = collapsed_access(exprs, shape)
-    runs = len(exprs) != len(sizes)
+    runs = any(not isinstance(e, AffineDimExpr) and str(e) != "0" for e in exprs)
     assert (found is not None) == runs
     if found is None:
         return

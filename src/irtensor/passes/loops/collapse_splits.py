@@ -54,29 +54,34 @@ def collapsed_access(exprs: Sequence[AffineExpr], shape: Sequence[int]
 def _run_end(exprs: Sequence[AffineExpr], shape: Sequence[int], first: int) -> int:
     """The last axis of the digit run that starts at `first` (`first` itself: none).
     Its axes, innermost first, are `d mod shape`, then `(d floordiv s) mod shape` with s
-    the product of the sizes inside; the outermost may leave out the mod."""
+    the product of the sizes inside (a size-1 axis at 0 between them counts for nothing),
+    and the outermost is `d floordiv s` without a mod: the run then holds all of d, and
+    the collapsed axis is indexed by d itself (with a mod there, d would wrap: a run of
+    d's lower digits only, as a flatten's (12,) of (2, 1, 3, 4) at 24 points has)."""
     head = split_of(exprs[first])
-    if head is None:
+    if head is None or head[2] is not None:
         return first
     dim = head[0]
     for last in range(first + 1, len(exprs)):
-        stride = 1
-        fits = True
-        for axis in range(last, first - 1, -1):
-            part = split_of(exprs[axis])
-            if part is None or part[0] != dim or part[1] != stride:
-                fits = False
-                break
-            if part[2] is not None and part[2] != shape[axis]:
-                fits = False
-                break
-            if part[2] is None and axis != first:
-                fits = False
-                break
-            stride *= shape[axis]
-        if fits:
+        if _digits_of(exprs, shape, first, last, dim):
             return last
     return first
+
+
+def _digits_of(exprs: Sequence[AffineExpr], shape: Sequence[int], first: int, last: int,
+               dim: int) -> bool:
+    """Whether axes first..last are the row-major digits of `dim`, `first` its top one."""
+    stride = 1
+    for axis in range(last, first - 1, -1):
+        if shape[axis] == 1 and str(exprs[axis]) == "0" and first < axis < last:
+            continue
+        part = split_of(exprs[axis])
+        if part is None or part[0] != dim or part[1] != stride:
+            return False
+        if (part[2] is None) != (axis == first) or part[2] not in (None, shape[axis]):
+            return False
+        stride *= shape[axis]
+    return True
 
 
 def collapsed_kernel(op: KernelOp) -> tuple[KernelOp, list[Groups | None], Groups | None] | None:
