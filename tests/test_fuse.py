@@ -227,13 +227,9 @@ def expression_ops(text: str) -> int:
                for op in lowered.walk()) - 1
 
 
-@given(gradient_weight_programs(), st.integers(0, 2**31 - 1))
-def test_hoisting_a_broadcast_subexpression_keeps_the_meaning(
-        case: tuple[str, int, int, int], seed: int) -> None:
-    from irtensor.passes.kernel.hoist import HOIST_MIN_OPS, HOIST_MIN_REPEATS
-
-    text, rows, columns, batch = case
-    n_ops = expression_ops(text)
+def fused_on_positive_inputs(text: str, seed: int) -> tuple[ModuleOp, list[np.ndarray]]:
+    """`text` through hl-to-ll and fuse, its meaning kept on positive inputs from `seed`,
+    its reads in bounds; the fused module and the inputs."""
     module = ir.parse(text)
     fn = next(op for op in module.walk() if op.name == "func.func")
     rng = np.random.default_rng(seed)
@@ -242,6 +238,17 @@ def test_hoisting_a_broadcast_subexpression_keeps_the_meaning(
     after = assert_preserves_semantics(f"{HL_TO_LL},fuse", module, inputs,
                                        rtol=2e-3, atol=2e-3)
     assert_reads_in_bounds(after)
+    return after, inputs
+
+
+@given(gradient_weight_programs(), st.integers(0, 2**31 - 1))
+def test_hoisting_a_broadcast_subexpression_keeps_the_meaning(
+        case: tuple[str, int, int, int], seed: int) -> None:
+    from irtensor.passes.kernel.hoist import HOIST_MIN_OPS, HOIST_MIN_REPEATS
+
+    text, rows, columns, batch = case
+    n_ops = expression_ops(text)
+    after, _ = fused_on_positive_inputs(text, seed)
     reductions = [k for k in kernels(after) if k.reduction_dims]
     assert len(reductions) == 1
     reasons = [BOUNDARIES.get(k, "") for k in kernels(after)]
@@ -307,15 +314,9 @@ def test_a_conv_of_a_computed_input_keeps_the_meaning(case: tuple[str, int, int]
     from irtensor.passes.kernel.hoist import HOIST_MIN_REPEATS
 
     text, points, summed = case
-    module = ir.parse(text)
-    fn = next(op for op in module.walk() if op.name == "func.func")
-    rng = np.random.default_rng(seed)
-    inputs = [np.abs(rng.standard_normal(a.type.get_shape())).astype(np.float32) + 0.1
-              for a in fn.body.block.args]
-    after = assert_preserves_semantics(f"{HL_TO_LL},fuse", module, inputs,
-                                       rtol=2e-3, atol=2e-3)
-    assert_reads_in_bounds(after)
-    x, out = inputs[0].size, int(np.prod(fn.function_type.outputs.data[0].get_shape()))
+    after, inputs = fused_on_positive_inputs(text, seed)
+    returned = next(op for op in after.walk() if op.name == "func.return").operands[0]
+    x, out = inputs[0].size, int(np.prod(returned.type.get_shape()))  # type: ignore[attr-defined]
     elementwise = [k for k in kernels(after) if not k.reduction_dims]
     assert all(np.prod(k.res.type.get_shape()) <= max(x, out) for k in elementwise), text
     (conv,) = [k for k in kernels(after) if k.reduction_dims]
