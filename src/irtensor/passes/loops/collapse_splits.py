@@ -134,7 +134,6 @@ def collapse_view(at: Builder, buffer: SSAValue, groups: Groups | None) -> SSAVa
         operands=[buffer], result_types=[MemRefType(t.element_type, merged)],
         properties={"reassociation": ArrayAttr(
             [ArrayAttr([IntegerAttr(a, i64) for a in group]) for group in groups])}))
-    view.result.name_hint = buffer.name_hint
     return view.result
 
 

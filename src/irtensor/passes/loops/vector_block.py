@@ -44,15 +44,12 @@ from typing import TYPE_CHECKING
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
-    IntegerAttr,
     MemRefType,
     VectorType,
-    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineExpr
@@ -63,6 +60,7 @@ from irtensor.host import bf16_dot
 from irtensor.passes.kernel.cost_model import linear_coefficient
 from irtensor.passes.kernel.kernel_facts import access_dims
 from irtensor.passes.loops import blocked
+from irtensor.passes.loops.collapse_splits import collapse_view
 from irtensor.passes.loops.loop_parts import Env, Planned
 from irtensor.passes.loops.paired_dot import PairedDot
 
@@ -398,15 +396,8 @@ class VectorRows:
             return None
         key = ("flat", buffer)
         if key not in self.views:
-            size = 1
-            for d in t.get_shape():
-                size *= d
-            view = memref.CollapseShapeOp.build(
-                operands=[buffer], result_types=[MemRefType(t.element_type, [size])],
-                properties={"reassociation": ArrayAttr([ArrayAttr(
-                    [IntegerAttr(d, i64) for d in range(len(t.get_shape()))])])})
-            Builder(InsertPoint.at_start(self.kf.entry)).insert(view)
-            self.views[key] = view.result
+            self.views[key] = collapse_view(Builder(InsertPoint.at_start(self.kf.entry)),
+                                            buffer, [list(range(len(t.get_shape())))])
         return self.views[key]
 
     def each_lane(self, width: int, body: Callable[[SSAValue], None]) -> None:
@@ -491,13 +482,8 @@ class VectorRows:
         if keep < len(shape):
             if buffer not in self.views:
                 groups = [[d] for d in range(keep - 1)] + [list(range(keep - 1, len(shape)))]
-                view_type = MemRefType(buffer.type.element_type, list(shape[:keep]))
-                view = memref.CollapseShapeOp.build(
-                    operands=[buffer], result_types=[view_type],
-                    properties={"reassociation": ArrayAttr(
-                        [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
-                Builder(InsertPoint.at_start(self.kf.entry)).insert(view)
-                self.views[buffer] = view.result
+                self.views[buffer] = collapse_view(
+                    Builder(InsertPoint.at_start(self.kf.entry)), buffer, groups)
             buffer, indices = self.views[buffer], indices[:keep]
         return (buffer, indices) if value is None else (value, buffer, indices)
 
