@@ -18,10 +18,13 @@ from hypothesis import strategies as st
 from numpy.lib.stride_tricks import sliding_window_view
 
 from irtensor import Tensor, ir
-from irtensor.dialects.kernel import KernelOp
+from irtensor.dialects.kernel import KernelOp, ScheduleAttr
+from irtensor.interp import run
 from irtensor.passes.kernel.cost_model import model_of
 from irtensor.passes.kernel.schedule_blocks import channel_column
 from irtensor.pipeline import Pipeline
+from irtensor.runtime import llvm_device
+from test_lower_kernels_to_loops import lower
 from test_register_block import check_loops, inputs_for, uses_register_block
 
 
@@ -64,6 +67,7 @@ def test_which_convs_are_blocked_across_their_channels() -> None:
     assert channel_of(conv_text(2, 16, 64, 14, 14, 1, 1, 0, False)) is None
     assert channel_of(conv_text(1, 16, 64, 7, 7, 1, 1, 0, False)) is None
     assert channel_of(conv_text(1, 8, 64, 32, 32, 3, 1, 1, False)) is None  # wide rows
+    assert channel_of(conv_text(1, 8, 64, 28, 28, 3, 1, 1, False)) == 2  # 3.5 AVX2 vectors
     assert channel_of(conv_text(1, 8, 16, 7, 7, 3, 1, 1, False)) is None  # one vector of co
     matmul = """func.func @main(%a: tensor<64x256xf32>, %b: tensor<256x10xf32>)
         -> tensor<64x10xf32> {
@@ -157,3 +161,69 @@ def test_a_transpose_gets_tiles() -> None:
     Pipeline("hl-to-kernel").run(module)
     (kernel,) = [op for op in module.walk() if isinstance(op, KernelOp)]
     assert kernel.schedule is not None and list(kernel.schedule.tile_sizes) == [32, 32]
+
+
+@pytest.mark.parametrize(("l2", "ci", "want"), [
+    (512 << 10, 512, 16),   # ResNet's 7 x 7 stage on Zen 1: 256 (c tile) x 9 x 4 B a channel
+    (2 << 20, 512, 32),     # 2 MiB: the reduction untiled (512 x 9 x 4 B), 32 channels
+    (512 << 10, 64, 64),    # a short reduction: 448 channels in tiles of 64
+])
+def test_a_channel_blocks_tile_holds_its_weight_slice_in_half_the_l2(
+        monkeypatch: pytest.MonkeyPatch, l2: int, ci: int, want: int) -> None:
+    """The channels of a channel block's tile: the most blocks (a power of two of them)
+    whose weight over the reduction's tile fits half the L2, so the batch's output rows
+    reuse it from there."""
+    monkeypatch.setenv("IRTENSOR_L2_BYTES", str(l2))
+    monkeypatch.setenv("IRTENSOR_VECTOR_BYTES", "32")
+    module = ir.parse(conv_text(8, ci, 448, 7, 7, 3, 1, 1, True))
+    Pipeline("hl-to-kernel").run(module)
+    schedule = conv_kernel(module).schedule
+    assert schedule is not None
+    values = schedule.values()
+    assert values["vector"] == 8 and values["tiles"][2] == want, schedule
+
+
+def pack_fills(loops: object) -> list[list[str]]:
+    """For each store into a register block's weight copy, the loops around it (their
+    indices' names, outermost first)."""
+    from xdsl.dialects import memref, scf
+
+    out = []
+    for op in loops.walk():  # type: ignore[attr-defined]
+        if isinstance(op, memref.StoreOp) and (op.memref.name_hint or "").startswith("pack"):
+            names, parent = [], op.parent_op()
+            while parent is not None:
+                if isinstance(parent, scf.ForOp):
+                    names.append(parent.body.block.args[0].name_hint or "")
+                parent = parent.parent_op()
+            out.append(names[::-1])
+    return out
+
+
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(1, 3), hw=st.integers(3, 6), ci=st.integers(1, 3),
+       tile=st.sampled_from([8, 16, 24]), co=st.sampled_from([176, 184]),
+       seed=st.integers(0, 2**16))
+def test_a_weight_copy_is_filled_once_per_tile_outside_the_rows(
+        n: int, hw: int, ci: int, tile: int, co: int, seed: int) -> None:
+    """A channel block's weight, copied per tile of channels (its rows 3 x co x 4 bytes apart,
+    over 2 KiB: `register_block.should_pack`), is filled inside the tile loop and outside
+    the batch's and the output rows' loops (it varies along neither); on llvm the block
+    keeps the interpreter's results with any tile of channels, a tail tile among them."""
+    module = ir.parse(conv_text(n, ci, co, hw, hw, 3, 1, 1, True))
+    Pipeline("hl-to-kernel").run(module)
+    kernel = conv_kernel(module)
+    assert kernel.schedule is not None
+    values = kernel.schedule.values()
+    tiles = list(values["tiles"])
+    tiles[2] = tile
+    kernel.properties["schedule"] = ScheduleAttr(values["order"], tiles, 8, values["unroll"],
+                                                 values["parallel"])
+    fills = pack_fills(lower(module))
+    assert fills, "the weight is copied"
+    for around in fills:
+        assert around[0] == "t2" and "i0" not in around and "i4" not in around, around
+    inputs = inputs_for(module, seed)
+    (got,) = llvm_device.run(module, inputs)
+    (want,) = run(module, inputs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.sqrt(ci * 9))

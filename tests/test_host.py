@@ -61,16 +61,22 @@ def test_each_width_splits_a_row_sum_into_its_lanes(
 
 
 @pytest.mark.parametrize("device", [device_param("llvm"), device_param("opencl")])
-@pytest.mark.parametrize(("width", "block"), [(16, (8, 4)), (32, (28, 3)), (64, (28, 4))])
+@pytest.mark.parametrize(("width", "co", "block"), [
+    (16, 16, (8, 4)), (32, 8, (28, 3)), (64, 16, (28, 4)),
+    (32, 16, (8, 7)),  # across 16 channels: 7 points of the row by 8 channels
+])
 def test_a_short_rows_block_keeps_the_row_and_takes_fewer_rows(
-        monkeypatch: pytest.MonkeyPatch, width: int, block: tuple[int, int], device: str) -> None:
+        monkeypatch: pytest.MonkeyPatch, width: int, co: int, block: tuple[int, int],
+        device: str) -> None:
     """A conv's 28-wide rows are one block across (at most 4 vectors); with AVX2's 8 lanes
     that is 4 vectors, 3 and a half of them used, and 4 rows of them would be 16 of the 16
-    registers: the block keeps its 28 columns and takes 3 rows (of 12 accumulators)."""
+    registers: the block keeps its 28 columns and takes 3 rows (of 12 accumulators). With
+    two vectors of output channels, such a row (3 rows of it would spill) is blocked across
+    the channels instead (`channel_column`)."""
     monkeypatch.setenv("IRTENSOR_VECTOR_BYTES", str(width))
     rng = np.random.default_rng(width)
     x = rng.standard_normal((2, 8, 28, 28)).astype(np.float32)
-    w = rng.standard_normal((16, 8, 3, 3)).astype(np.float32)
+    w = rng.standard_normal((co, 8, 3, 3)).astype(np.float32)
     out = Tensor(x, device=device).conv2d(Tensor(w, device=device), padding=1)
     [conv] = [item.kernel for item in out.schedule() if item.kernel.reduction_dims]
     assert conv.schedule is not None

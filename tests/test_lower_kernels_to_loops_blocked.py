@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import f32, i1, i32
 
 from irtensor import ir
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
-from irtensor.passes.loops import blocked, loop_parts
+from irtensor.passes.loops import loop_parts
 from irtensor.passes.loops.loop_parts import BLOCK, Level, Planned, fresh_after, levels_of
 from irtensor.pipeline import Pipeline
 from irtensor.testing import Program, programs
@@ -24,13 +24,16 @@ from test_lower_kernels_to_loops import check, functions, lower
 
 @given(st.lists(st.integers(1, 5000), min_size=1, max_size=5))
 def test_every_accumulator_adds_at_most_a_block(sizes: list[int]) -> None:
-    """Levels cover each loop's trips; between two fresh accumulators (and inside the
-    innermost) the loops add at most BLOCK values, unless one loop alone has more."""
+    """Levels cover each loop's trips (given the values each trip adds, the trips of the
+    loops inside); between two fresh accumulators (and inside the innermost) the loops add
+    at most BLOCK values, unless one loop alone has more."""
     loops: list[int] = []
-    for size in sizes:
-        levels = levels_of(Planned(0), size)
+    for i, size in enumerate(sizes):
+        inner = math.prod(sizes[i + 1:])
+        first = BLOCK // inner if 1 < inner <= BLOCK // 2 else BLOCK
+        levels = levels_of(Planned(0), size, 1, inner)
         trips = [level.trips if isinstance(level, Level) else size for level in levels]
-        assert (size <= BLOCK) == (levels == [Planned(0)])
+        assert (size <= first) == (levels == [Planned(0)])
         assert (max(trips) <= BLOCK or size <= BLOCK) and math.prod(trips) >= size
         loops.extend(trips)
     cuts = sorted(fresh_after(loops))
@@ -39,13 +42,26 @@ def test_every_accumulator_adds_at_most_a_block(sizes: list[int]) -> None:
         assert math.prod(group) <= BLOCK or len(group) == 1
 
 
-@pytest.fixture
-def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Accumulators of at most 2 values: the small programs below get levels everywhere
+def test_a_channel_loop_over_taps_keeps_one_accumulator_for_several_channels() -> None:
+    """A 3 x 3 conv's 256 channels of 9 taps: 14 channels (126 values) per accumulator,
+    in 19 blocks, not a fresh accumulator for each channel's 9 values."""
+    levels = levels_of(Planned(3), 256, 1, 9)
+    assert [(level.level, level.trips, level.step) for level in levels  # type: ignore[union-attr]
+            ] == [(1, 19, 14), (0, 14, 1)]
+    assert levels[1].span == 14 and levels[0].span == 14 * BLOCK  # type: ignore[union-attr]
+    assert fresh_after([19, 14, 3, 3]) == {0}
+    # a loop too short for a block of its own keeps a fresh accumulator per trip
+    assert levels_of(Planned(3), 100, 1, 100) == [Planned(3)]
+    assert fresh_after([100, 100]) == {0}
+
+
+@pytest.fixture(params=[2, 8])
+def tiny_blocks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """Accumulators of at most 2 values: the small programs below get levels everywhere;
+    of at most 8: a loop over at most 4 inner values gets levels of 8 // inner trips
     (lowered in this process: a compile worker has its own, unpatched, constants)."""
     monkeypatch.setenv("IRTENSOR_COMPILE_WORKERS", "0")
-    monkeypatch.setattr(loop_parts, "BLOCK", 2)
-    monkeypatch.setattr(blocked, "BLOCK", 2)
+    monkeypatch.setattr(loop_parts, "BLOCK", request.param)
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # same patch for all

@@ -8,12 +8,14 @@ lower-kernels-to-loops keeps in registers across the reduction loops
 (`irtensor.passes.loops.register_block`), with L2 tiles of the first reduction and
 the columns (`choose_block`).
 
-A conv whose output rows are short (ResNet's 7 x 7 and 14 x 14 maps: a 7-wide row is
-vectors of 4 + 2 + 1 lanes) or whose input is read with a stride along them (a stride-2
-conv) is blocked across its output channels instead (`channel_column`): the weight,
-packed with the channels last (pack-operands), is one contiguous vector per step, the
-input one broadcast per row, and the block's rows are points of the output row. Only the
-stores (once per block, after the whole reduction) walk the output with a stride.
+A conv whose output rows are short (ResNet's 7 x 7, 14 x 14 and, with AVX2, 28 x 28
+maps: a 7-wide row is vectors of 4 + 2 + 1 lanes) or whose input is read with a stride
+along them (a stride-2 conv) is blocked across its output channels instead
+(`channel_column`): the weight, packed with the channels last (pack-operands), is one
+contiguous vector per step, the input one broadcast per row, and the block's rows are
+points of the output row. Only the stores (once per block, after the whole reduction)
+walk the output with a stride. Its channels are tiled so that the weight of one tile
+stays in L2 for every output row (`channel_tile`).
 """
 
 from __future__ import annotations
@@ -57,13 +59,18 @@ ACCUMULATOR_SHARE = 3 / 4
 def channel_column(model: KernelModel) -> int | None:
     """The output-channel dimension a conv-like kernel is better blocked across, or None.
 
-    Where the output's contiguous dimension `c` is shorter than two vectors, or a body
-    read walks it with a stride other than 1: the longest parallel dimension `o` of at
-    least two vectors that the output varies along, such that every body read either
-    does not vary along `o` (the input: a broadcast) or is a weight, which varies along
-    `o` and the reductions but not `c`, and is reused across at least two parallel
-    dimensions (a conv's output rows and columns; a matmul's weight is reused across
-    its rows only, and keeps the usual block)."""
+    Where the output's contiguous dimension `c` is shorter than two vectors; or is read
+    by a window's taps and ends in a part of a vector, with too few registers for 3 rows
+    of its vectors, the vectors and a broadcast (a 3 x 3 conv's 28-wide row with AVX2: 3
+    rows by 3.5 vectors and the 4 column vectors took 17 registers of 16, and spilled;
+    blocked across the channels, ResNet-50's 3 x 3 conv on 28 x 28 maps at batch 8 took
+    47.5 ms on one Zen 1 core against 55); or a body read walks it with a stride other
+    than 1: the longest
+    parallel dimension `o` of at least two vectors that the output varies along, such
+    that every body read either does not vary along `o` (the input: a broadcast) or is a
+    weight, which varies along `o` and the reductions but not `c`, and is reused across
+    at least two parallel dimensions (a conv's output rows and columns; a matmul's weight
+    is reused across its rows only, and keeps the usual block)."""
     sizes = model.sizes
     if not model.reductions or not reuses_across_parallel(model):
         return None
@@ -74,7 +81,10 @@ def channel_column(model: KernelModel) -> int | None:
     lanes = write_lanes(model)
     body = model.reads[: model.n_body_reads]
     strided = any(abs(a.strides[contiguous]) > 1 for a in body)
-    if sizes[contiguous] >= 2 * lanes and not strided:
+    row, vectors = sizes[contiguous], -(-sizes[contiguous] // lanes)
+    # 3 rows of accumulators, the row's column vectors and a broadcast do not fit
+    spills = row % lanes and 4 * vectors + 1 > host.vector_registers()
+    if row >= 2 * lanes and not (spills and taps_along(model, contiguous)) and not strided:
         return None
 
     def weight(a: Access) -> bool:
@@ -257,9 +267,23 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     k_tile = reduction_tile(model.write.item_bytes)
     if keeps_partials and model.sizes[first] > k_tile:
         tiles[first] = k_tile
-    if model.sizes[column] > COLUMN_TILE:
-        tiles[column] = COLUMN_TILE
+    column_tile = channel_tile(model, tiles, vector) if across_channels else COLUMN_TILE
+    if model.sizes[column] > column_tile:
+        tiles[column] = column_tile
     return tuple(tiles), vector, unroll
+
+
+def channel_tile(model: KernelModel, tiles: Sequence[int], vector: int) -> int:
+    """The columns of a channel block's tile: the most blocks of `vector` channels (a power
+    of two of them) whose weight, over every point of the reductions in one tile, takes at
+    most half the host's L2. The block copies that slice once per tile (register_block's
+    pack) and every output row of the batch reuses it from L2; with 256 channels a tile, a
+    3 x 3 conv on a 7 x 7 map read its whole 2.4 MiB weight tile again for each output row
+    (ResNet-50's, batch 8, one Zen 1 core: 57 ms; with 16 channels, 43 ms)."""
+    per_column = prod(tiles[d] or model.sizes[d] for d in model.reductions) \
+        * model.write.item_bytes
+    blocks = max(1, host.l2_bytes() // 2 // (per_column * vector))
+    return vector * (1 << (blocks.bit_length() - 1))
 
 
 
@@ -311,4 +335,4 @@ def block_note(model: KernelModel, order: Sequence[int], values: dict[str, list[
 
 __all__ = ["BLOCK_ROWS", "BLOCK_VECTORS", "COLUMN_TILE", "REDUCTION_TILE", "block_note",
            "block_order", "block_rows", "block_shape", "channel_column", "channel_order",
-           "choose_block", "reduction_tile", "row_of", "write_lanes"]
+           "channel_tile", "choose_block", "reduction_tile", "row_of", "write_lanes"]

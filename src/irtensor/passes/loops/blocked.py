@@ -19,13 +19,13 @@ loops (`accumulate_in_memory`: any loop order), one buffer per level.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from math import prod
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref
 from xdsl.ir import SSAValue
 
 from irtensor.passes.loops.loop_parts import (
-    BLOCK,
     AnyLoop,
     Env,
     Inner,
@@ -61,15 +61,18 @@ def reduces(kf: KernelFunction, dim: int) -> bool:
 
 
 def split_levels(kf: KernelFunction, loops: Sequence[AnyLoop]) -> list[AnyLoop]:
-    """`loops` with each reduction loop over points (not a tile loop) of more than BLOCK
-    trips split into levels."""
+    """`loops` with each reduction loop over points (not a tile loop) split into levels
+    (`levels_of`) where it has more trips than one accumulator takes, given the values
+    each of its trips adds (the trips of the reduction loops inside it)."""
     out: list[AnyLoop] = []
-    for loop in loops:
+    for i, loop in enumerate(loops):
         splits = (reduces(kf, loop.dim) and not isinstance(loop, Level)
                   and not (isinstance(loop, Planned) and loop.kind == "tile"))
         if splits:
             step = loop.step if isinstance(loop, Loop) else 1
-            out.extend(levels_of(loop, trips(kf, loop), step))  # type: ignore[arg-type]
+            inner = prod(trips(kf, other) for other in loops[i + 1:]
+                         if reduces(kf, other.dim))
+            out.extend(levels_of(loop, trips(kf, loop), step, inner))  # type: ignore[arg-type]
         else:
             out.append(loop)
     return out
@@ -90,7 +93,7 @@ def level_bounds(kf: KernelFunction, loop: Level, env: Env
     lower, upper, _ = kf.bounds(loop.base, env)
     if loop.level + 1 < loop.levels:
         lower = env[level_key(loop.dim, loop.level + 1)]
-        end = kf.emit(arith.AddiOp(lower, kf.index(loop.step * BLOCK)))
+        end = kf.emit(arith.AddiOp(lower, kf.index(loop.span)))
         upper = kf.emit(arith.MinSIOp(end, upper))
     return lower, upper, kf.index(loop.step)
 

@@ -57,11 +57,11 @@ LEVEL_KEYS = 1 << 16  # level keys lie below every tile key
 
 @dataclass(frozen=True)
 class Level:
-    """One loop of a reduction loop (`base`) of more than BLOCK trips, split into levels
-    of at most BLOCK trips each. Level `level` of `levels` steps `base_step *
-    BLOCK**level` points; the top one (`levels - 1`) covers the base's range, each
-    other one the block its enclosing level's index starts, cut at the base's end.
-    Level 0 walks the points; its index is the dimension's."""
+    """One loop of a reduction loop (`base`) split into levels (`levels_of`). Level 0
+    walks the points (its index is the dimension's) in blocks of `first` trips; level
+    `level` > 0 steps `base_step * first * BLOCK**(level - 1)` points, BLOCK trips a
+    block; the top one (`levels - 1`) covers the base's range, each other one the block
+    its enclosing level's index starts, cut at the base's end."""
 
     dim: int
     level: int
@@ -69,10 +69,18 @@ class Level:
     base: Loop | Planned
     base_step: int = 1
     trips: int = BLOCK  # at most this many (the top level: what is left of the base's)
+    first: int = BLOCK  # the trips of level 0's blocks
 
     @property
     def step(self) -> int:
-        return self.base_step * BLOCK**self.level
+        if self.level == 0:
+            return self.base_step
+        return self.base_step * self.first * BLOCK ** (self.level - 1)
+
+    @property
+    def span(self) -> int:
+        """The points one trip of this level covers with the levels below it."""
+        return self.base_step * self.first * BLOCK**self.level
 
 
 AnyLoop = Loop | Planned | Level
@@ -88,16 +96,23 @@ def level_key(dim: int, level: int) -> int:
     return dim if level == 0 else -level * LEVEL_KEYS - 1 - dim
 
 
-def levels_of(loop: Loop | Planned, trips: int, base_step: int = 1) -> list[AnyLoop]:
-    """`loop` as nested levels of at most BLOCK trips (outermost first); itself when it
-    has at most BLOCK trips."""
-    count = 1
-    while BLOCK**count < trips:
-        count += 1
-    if count == 1:
+def levels_of(loop: Loop | Planned, trips: int, base_step: int = 1, inner: int = 1
+              ) -> list[AnyLoop]:
+    """`loop` as nested levels (outermost first) of at most BLOCK trips; itself when it
+    has no more trips than its first level would. `inner`: the values each of its
+    trips adds (the trips of the reduction loops inside it): level 0 then takes
+    BLOCK // inner trips (at least 2), so that one accumulator runs across several of
+    its trips rather than starting fresh at each (a 3 x 3 conv's channel loop: 14
+    channels of 9 taps per accumulator, not 1)."""
+    first = BLOCK // inner if 1 < inner <= BLOCK // 2 else BLOCK
+    if trips <= first:
         return [loop]
-    top = -(-trips // BLOCK ** (count - 1))
-    return [Level(loop.dim, k, count, loop, base_step, top if k == count - 1 else BLOCK)
+    count, cover = 2, first * BLOCK
+    while cover < trips:
+        count, cover = count + 1, cover * BLOCK
+    top = -(-trips // (first * BLOCK ** (count - 2)))
+    return [Level(loop.dim, k, count, loop, base_step,
+                  top if k == count - 1 else first if k == 0 else BLOCK, first)
             for k in reversed(range(count))]
 
 

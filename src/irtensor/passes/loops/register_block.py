@@ -149,17 +149,22 @@ class RegisterBlock:
 
         packs = self.allocate_packs()
         self.rows_as_vectors = VectorRows.of(self, list(packs))
+        # A copy is filled once per tile, outside the point loops it does not vary along
+        # (a conv's weight: once for all its batch and output rows, not once per row).
+        used = {d for i in packs for d in access_dims(kf.op.accesses[i])}
+        fill_at = len(loops) - next((k for k, loop in enumerate(reversed(loops))
+                                     if loop.kind == "tile" or loop.dim in used), len(loops))
 
         def packed_rows(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
             for i, buffer in packs.items():
                 self.fill_pack(i, buffer, env)
             kf.packed = {i: (buffer, self.pack_dims()) for i, buffer in packs.items()}
             try:
-                return rows(env, carried)
+                return kf.nest(loops[fill_at:], [], rows, env)
             finally:
                 kf.packed = None
 
-        kf.nest(loops, [], packed_rows)
+        kf.nest(loops[:fill_at], [], packed_rows)
         for buffer in packs.values():
             kf.at.insert(memref.DeallocOp.get(buffer))
 
