@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32, f64, i1, i32, i64
 from xdsl.ir.affine import AffineMap
 
+from conftest import device_param
 from irtensor import ir
 from irtensor.dialects import kernel
 from irtensor.passes.kernel.fuse import BOUNDARIES, FusePass
@@ -323,3 +324,26 @@ def test_a_conv_of_a_computed_input_keeps_the_meaning(case: tuple[str, int, int]
     if points >= 2 * HOIST_MIN_REPEATS and summed > 1:
         body_ops = [op.name for op in conv.body.walk() if op.name.startswith(("arith", "math"))]
         assert body_ops == ["arith.mulf"], (text, body_ops)
+
+
+@pytest.mark.parametrize("device", [device_param("llvm"), device_param("opencl")])
+@settings(max_examples=12, deadline=None)
+@given(case=computed_conv_inputs(), seed=st.integers(0, 2**31 - 1))
+def test_a_conv_of_a_computed_input_runs_as_the_interpreter_says(
+        device: str, case: tuple[str, int, int], seed: int) -> None:
+    """On llvm and opencl, the conv of an expression (computed once in x's space and read
+    padded, or fused into the conv's body) gives the interpreter's values."""
+    from irtensor.interp import run
+    from irtensor.runtime import llvm_device, opencl_device
+
+    text, _, _ = case
+    module = ir.parse(text)
+    fn = next(op for op in module.walk() if op.name == "func.func")
+    rng = np.random.default_rng(seed)
+    inputs = [np.abs(rng.standard_normal(a.type.get_shape())).astype(np.float32) + 0.1
+              for a in fn.body.block.args]
+    want = run(ir.parse(text), inputs)
+    Pipeline("hl-to-kernel").run(module)
+    got = (llvm_device.run(module, inputs) if device == "llvm"
+           else opencl_device.run(module, inputs, "main"))
+    np.testing.assert_allclose(got[0], want[0], rtol=2e-3, atol=2e-3)
