@@ -65,12 +65,11 @@ def channel_column(model: KernelModel) -> int | None:
     rows by 3.5 vectors and the 4 column vectors took 17 registers of 16, and spilled;
     blocked across the channels, ResNet-50's 3 x 3 conv on 28 x 28 maps at batch 8 took
     47.5 ms on one Zen 1 core against 55); or a body read walks it with a stride other
-    than 1: the longest
-    parallel dimension `o` of at least two vectors that the output varies along, such
-    that every body read either does not vary along `o` (the input: a broadcast) or is a
-    weight, which varies along `o` and the reductions but not `c`, and is reused across
-    at least two parallel dimensions (a conv's output rows and columns; a matmul's weight
-    is reused across its rows only, and keeps the usual block)."""
+    than 1: the longest parallel dimension `o` of at least two vectors that the output
+    varies along, such that every body read either does not vary along `o` (the input: a
+    broadcast) or is a weight, which varies along `o` and the reductions but not `c`, and
+    is reused across at least two parallel dimensions (a conv's output rows and columns;
+    a matmul's weight is reused across its rows only, and keeps the usual block)."""
     sizes = model.sizes
     if not model.reductions or not reuses_across_parallel(model):
         return None
@@ -284,7 +283,6 @@ def channel_tile(model: KernelModel, tiles: Sequence[int], vector: int) -> int:
         * model.write.item_bytes
     blocks = max(1, host.l2_bytes() // 2 // (per_column * vector))
     return vector * (1 << (blocks.bit_length() - 1))
-
 
 
 def reduction_tile(item_bytes: int) -> int:
