@@ -228,14 +228,19 @@ def expression_ops(text: str) -> int:
                for op in lowered.walk()) - 1
 
 
+def positive_inputs(module: ModuleOp, seed: int) -> list[np.ndarray]:
+    """f32 arrays for the function's arguments, each element at least 0.1 (sqrt, log)."""
+    fn = next(op for op in module.walk() if op.name == "func.func")
+    rng = np.random.default_rng(seed)
+    return [np.abs(rng.standard_normal(a.type.get_shape())).astype(np.float32) + 0.1
+            for a in fn.body.block.args]
+
+
 def fused_on_positive_inputs(text: str, seed: int) -> tuple[ModuleOp, list[np.ndarray]]:
     """`text` through hl-to-ll and fuse, its meaning kept on positive inputs from `seed`,
     its reads in bounds; the fused module and the inputs."""
     module = ir.parse(text)
-    fn = next(op for op in module.walk() if op.name == "func.func")
-    rng = np.random.default_rng(seed)
-    inputs = [np.abs(rng.standard_normal(a.type.get_shape())).astype(np.float32) + 0.1
-              for a in fn.body.block.args]
+    inputs = positive_inputs(module, seed)
     after = assert_preserves_semantics(f"{HL_TO_LL},fuse", module, inputs,
                                        rtol=2e-3, atol=2e-3)
     assert_reads_in_bounds(after)
@@ -338,10 +343,7 @@ def test_a_conv_of_a_computed_input_runs_as_the_interpreter_says(
 
     text, _, _ = case
     module = ir.parse(text)
-    fn = next(op for op in module.walk() if op.name == "func.func")
-    rng = np.random.default_rng(seed)
-    inputs = [np.abs(rng.standard_normal(a.type.get_shape())).astype(np.float32) + 0.1
-              for a in fn.body.block.args]
+    inputs = positive_inputs(module, seed)
     want = run(ir.parse(text), inputs)
     Pipeline("hl-to-kernel").run(module)
     got = (llvm_device.run(module, inputs) if device == "llvm"
