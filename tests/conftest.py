@@ -22,6 +22,7 @@ from irtensor.testing import RTOL, register_profiles
 # as the lit runs, inherit it). tests/test_host.py checks the host's own width.
 os.environ.setdefault("IRTENSOR_VECTOR_BYTES", "64")
 os.environ.setdefault("IRTENSOR_L2_BYTES", str(2 << 20))  # the register blocks' tiles too
+os.environ.setdefault("IRTENSOR_STREAM_BYTES", str(8 << 20))  # and which outputs stream
 
 register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

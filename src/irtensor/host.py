@@ -69,6 +69,7 @@ def vector_registers() -> int:
 
 
 DEFAULT_L2_BYTES = 1 << 20
+DEFAULT_LLC_BYTES = 8 << 20
 
 
 CACHE_INFO = "/sys/devices/system/cpu/cpu0/cache"
@@ -84,17 +85,51 @@ def l2_bytes_from(root: str) -> int:
     """The level-2 data or unified cache a sysfs `cache` folder (`index0`, `index1`, ...
     each with `level`, `type`, `size`) describes; DEFAULT_L2_BYTES where it cannot be read
     (another OS, a container without sysfs)."""
+    return caches_from(root).get(2, DEFAULT_L2_BYTES)
+
+
+def caches_from(root: str) -> dict[int, int]:
+    """The data or unified cache of each level a sysfs `cache` folder describes, in bytes
+    by level; {} where it cannot be read."""
+    found: dict[int, int] = {}
     try:
         for index in sorted(e for e in os.listdir(root) if e.startswith("index")):
             def read(name: str, index: str = index) -> str:
                 with open(os.path.join(root, index, name)) as f:
                     return f.read().strip()
 
-            if read("level") == "2" and read("type") in ("Data", "Unified"):
-                return _size_in_bytes(read("size"))
+            if read("type") in ("Data", "Unified"):
+                found.setdefault(int(read("level")), _size_in_bytes(read("size")))
     except (OSError, ValueError):
-        pass
-    return DEFAULT_L2_BYTES
+        return {}
+    return found
+
+
+@functools.cache
+def detected_llc_bytes() -> int:
+    """The first CPU's last-level cache in bytes (sysfs); DEFAULT_LLC_BYTES where unknown."""
+    caches = caches_from(CACHE_INFO)
+    return caches[max(caches)] if caches else DEFAULT_LLC_BYTES
+
+
+def is_x86() -> bool:
+    """Whether the host is an x86-64 CPU."""
+    import platform
+
+    return platform.machine().lower() in ("x86_64", "amd64")
+
+
+def stream_bytes() -> int:
+    """The smallest elementwise output stored non-temporally (`passes/loops/streaming.py`):
+    `IRTENSOR_STREAM_BYTES` (0: never), else the last-level cache (`detected_llc_bytes`)
+    on x86, whose non-temporal stores are ordered by a fence; 0 elsewhere."""
+    value = os.environ.get("IRTENSOR_STREAM_BYTES", "").strip()
+    if not value:
+        return detected_llc_bytes() if is_x86() else 0
+    if not value.isdigit():
+        raise ValueError(f"IRTENSOR_STREAM_BYTES must be a byte count (0: never); "
+                         f"got {value!r}")
+    return int(value)
 
 
 def _size_in_bytes(text: str) -> int:
@@ -192,10 +227,11 @@ def lowering_key() -> str:
     """What of the host the lowering of a kernel depends on besides LLVM's target (for
     compiled-kernel cache keys)."""
     return (f"vector-bytes={vector_bytes()} l2-bytes={l2_bytes()} bf16-dot={int(bf16_dot())} "
-            f"amx={int(amx())}")
+            f"amx={int(amx())} stream-bytes={stream_bytes()}")
 
 
-__all__ = ["CACHE_INFO", "DEFAULT_L2_BYTES", "VECTOR_BYTES_CHOICES", "amx", "bf16_dot",
-           "bf16_dot_pays", "cpu_description", "detected_amx", "detected_bf16_dot",
-           "detected_l2_bytes", "detected_vector_bytes", "enable_tile_data", "host_features",
-           "l2_bytes", "l2_bytes_from", "lowering_key", "vector_bytes", "vector_registers"]
+__all__ = ["CACHE_INFO", "DEFAULT_L2_BYTES", "DEFAULT_LLC_BYTES", "VECTOR_BYTES_CHOICES", "amx",
+           "bf16_dot", "bf16_dot_pays", "caches_from", "cpu_description", "detected_amx",
+           "detected_bf16_dot", "detected_l2_bytes", "detected_llc_bytes",
+           "detected_vector_bytes", "enable_tile_data", "host_features", "is_x86", "l2_bytes",
+           "l2_bytes_from", "lowering_key", "stream_bytes", "vector_bytes", "vector_registers"]

@@ -33,6 +33,7 @@ config.environment["NO_COLOR"] = "1"
 # 64-byte vectors, on every machine.
 config.environment["IRTENSOR_VECTOR_BYTES"] = "64"
 config.environment["IRTENSOR_L2_BYTES"] = str(2 << 20)
+config.environment["IRTENSOR_STREAM_BYTES"] = str(8 << 20)
 # bf16 register blocks on `vdpbf16ps` follow the host too: off unless a RUN line asks.
 config.environment["IRTENSOR_BF16_DOT"] = "0"
 # and bf16 matmuls on AMX's tiles (hosts with AMX): off unless a RUN line asks.

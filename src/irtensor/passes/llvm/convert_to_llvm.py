@@ -57,7 +57,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 
-from irtensor import ir
+from irtensor import host, ir
 from irtensor.dialects.amx import TileLoadOp
 from irtensor.passes import trace
 from irtensor.passes.llvm.lowering import (
@@ -71,7 +71,12 @@ from irtensor.passes.llvm.lowering import (
 from irtensor.passes.llvm.patterns_amx import amx_patterns
 from irtensor.passes.llvm.patterns_arith import arith_patterns
 from irtensor.passes.llvm.patterns_math import math_patterns
-from irtensor.passes.llvm.patterns_memref import AllocPlan, heap_declarations, memref_patterns
+from irtensor.passes.llvm.patterns_memref import (
+    AllocPlan,
+    heap_declarations,
+    is_nontemporal,
+    memref_patterns,
+)
 from irtensor.passes.llvm.patterns_vector import vector_patterns
 from irtensor.passes.registry import register_pass
 
@@ -181,7 +186,9 @@ class CondBranchToLLVM(RewritePattern):
 
 
 class ReturnToLLVM(RewritePattern):
-    """func.return -> llvm.return."""
+    """func.return -> llvm.return; on x86, after a store fence where the function stores
+    non-temporally (such stores are ordered by nothing else: the thread that reads the
+    output next might not see them)."""
 
     op_types = (func.ReturnOp,)
 
@@ -189,8 +196,21 @@ class ReturnToLLVM(RewritePattern):
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
         values = e.values(op.arguments)
+        if host.is_x86() and (function := op.parent_op()) is not None \
+                and stores_nontemporally(function):
+            e.insert(llvm.CallIntrinsicOp("llvm.x86.sse.sfence", [], []))
         e.insert(llvm.ReturnOp(values[0] if values else None))
         rewriter.erase(op)
+
+
+def stores_nontemporally(function: Operation) -> bool:
+    """Whether a store in `function` (memref, vector or llvm) is non-temporal."""
+    for op in function.walk():
+        if isinstance(op, memref.StoreOp | vector.StoreOp) and is_nontemporal(op):
+            return True
+        if isinstance(op, llvm.StoreOp) and op.nontemporal is not None:
+            return True
+    return False
 
 
 class CallToLLVM(RewritePattern):

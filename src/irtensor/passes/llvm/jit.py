@@ -388,7 +388,29 @@ def _clone_lowered(module: ModuleOp, kernels_only: bool | None) -> ModuleOp:
 def _export(module: ModuleOp) -> str:
     from xdsl.backend.llvm.convert import convert_module
 
-    return str(convert_module(module, fallback_target_triple=host_target().triple))
+    exported = convert_module(module, fallback_target_triple=host_target().triple)
+    mark_nontemporal(module, exported)
+    return str(exported)
+
+
+def mark_nontemporal(module: ModuleOp, exported: Any) -> None:
+    """Give the stores of `exported` (xDSL's export of `module`, an llvmlite module) whose
+    `llvm.store` is `nontemporal` LLVM's `!nontemporal` metadata, which the export leaves
+    out. The export makes one store instruction per `llvm.store`, in the same order."""
+    from llvmlite import ir as llir
+
+    stores = [op for op in module.walk() if isinstance(op, llvm.StoreOp)]
+    if all(op.nontemporal is None for op in stores):
+        return
+    made = [i for f in exported.functions for b in f.blocks for i in b.instructions
+            if isinstance(i, llir.StoreInstr)]
+    if len(made) != len(stores):
+        raise ValueError(f"LLVM IR export: {len(stores)} llvm.store ops became {len(made)} "
+                         "store instructions; cannot place !nontemporal")
+    flag = exported.add_metadata([llir.Constant(llir.IntType(32), 1)])
+    for op, instruction in zip(stores, made, strict=True):
+        if op.nontemporal is not None:
+            instruction.set_metadata("nontemporal", flag)
 
 
 def llvm_ir(module: ModuleOp | str, kernels_only: bool | None = None) -> str:

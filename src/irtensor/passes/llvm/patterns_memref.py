@@ -177,7 +177,8 @@ class LoadToLLVM(RewritePattern):
 
 
 class StoreToLLVM(RewritePattern):
-    """memref.store -> getelementptr inbounds + llvm.store (i1 as a byte, bf16 as i16)."""
+    """memref.store -> getelementptr inbounds + llvm.store (i1 as a byte, bf16 as i16;
+    `nontemporal` kept)."""
 
     op_types = (memref.StoreOp,)
 
@@ -191,8 +192,12 @@ class StoreToLLVM(RewritePattern):
             value = e.zext(value, memory_type(element))
         elif isinstance(element, BFloat16Type):
             value = e.bf16_to_i16(value)
-        e.insert(llvm.StoreOp(value, pointer))
+        e.insert(llvm.StoreOp(value, pointer, nontemporal=is_nontemporal(op)))
         rewriter.erase(op)
+
+
+def is_nontemporal(op: memref.StoreOp | vector.StoreOp) -> bool:
+    return op.nontemporal is not None and op.nontemporal.value.data != 0
 
 
 # --------------------------------------------------------------------------- allocation

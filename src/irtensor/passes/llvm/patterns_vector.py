@@ -58,6 +58,7 @@ from irtensor.passes.llvm.lowering import (
 from irtensor.passes.llvm.patterns_memref import (
     buffer_origin,
     element_pointer,
+    is_nontemporal,
     static_memref,
 )
 
@@ -93,7 +94,8 @@ def on_stack(buffer: SSAValue) -> bool:
 
 
 class VectorStoreToLLVM(RewritePattern):
-    """vector.store -> getelementptr inbounds + llvm.store of the vector (element-aligned)."""
+    """vector.store -> getelementptr inbounds + llvm.store of the vector (element-aligned,
+    `nontemporal` kept: LLVM splits an under-aligned one into 8-byte non-temporal stores)."""
 
     op_types = (vector.StoreOp,)
 
@@ -109,7 +111,8 @@ class VectorStoreToLLVM(RewritePattern):
             # vector through it: a step of 0 vectors gives the pointer the vector's type.
             pointer = e.emit(llvm.GEPOp.from_mixed_indices(pointer, [0], llvm_type(run),
                                                               inbounds=True))
-        e.insert(llvm.StoreOp(e.value(op.vector), pointer, alignment=align))
+        e.insert(llvm.StoreOp(e.value(op.vector), pointer, alignment=align,
+                              nontemporal=is_nontemporal(op)))
         rewriter.erase(op)
 
 

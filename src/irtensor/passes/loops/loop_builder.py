@@ -54,7 +54,7 @@ from irtensor.passes.kernel.kernel_facts import (
 )
 from irtensor.passes.kernel.views import bounds
 from irtensor.passes.kernel.views import linear_terms as linear
-from irtensor.passes.loops import blocked
+from irtensor.passes.loops import blocked, streaming
 from irtensor.passes.loops.collapse_splits import collapse_view, collapsed_kernel
 from irtensor.passes.loops.loop_parts import (
     AnyLoop,
@@ -84,6 +84,7 @@ class KernelFunction:
     read_cache: dict[tuple[object, ...], SSAValue] | None = None
     packed: dict[int, tuple[SSAValue, list[int]]] | None = None  # read -> (copy, its dims)
     matrix_units = False  # whether a bf16 matmul may take AMX's tiles (`tile_block`)
+    streaming_stores = False  # whether a large output may be stored non-temporally
 
     def __init__(self, op: KernelOp, name: str, fast_reductions: bool = True):
         self.op, self.name = op, name
@@ -92,7 +93,7 @@ class KernelFunction:
         self.tiles = tiles_of(op)
         self.contract = is_contraction(op)
         self.fast_reductions = fast_reductions
-        self.matrix_units = True
+        self.matrix_units = self.streaming_stores = True
         types = [memref_of(v.type) for v in op.inputs]
         self.entry = Block(arg_types=[*types, memref_of(op.res.type), IndexType(), IndexType()])
         n = len(op.inputs)
@@ -116,7 +117,9 @@ class KernelFunction:
 
     def build(self) -> func.FuncOp:
         block = RegisterBlock(self)
-        if not self.op.reduction_dims:
+        if not self.op.reduction_dims and self.streaming_stores and streaming.streams(self):
+            streaming.store_streamed(self)
+        elif not self.op.reduction_dims:
             self.nest(self.plan(self.order), [], self.store_point)
         elif self.fast_reductions and block.applies():
             block.build()
