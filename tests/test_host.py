@@ -118,6 +118,15 @@ def test_a_channel_blocks_points_and_channels_fit_the_registers(
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-4, atol=1e-4)
 
 
+def write_cache_info(root: Path, files: dict[str, tuple[str, ...]]) -> str:
+    (root / "uevent").write_text("")
+    for index, (level, kind, size) in files.items():
+        (root / index).mkdir()
+        for name, text in (("level", level), ("type", kind), ("size", size)):
+            (root / index / name).write_text(text + "\n")
+    return str(root)
+
+
 @pytest.mark.parametrize(("files", "want"), [
     ({"index0": ("1", "Data", "32K"), "index2": ("2", "Unified", "512K"),
       "index3": ("3", "Unified", "8192K")}, 512 << 10),
@@ -127,13 +136,33 @@ def test_a_channel_blocks_points_and_channels_fit_the_registers(
 ])
 def test_the_l2_size_is_read_from_sysfs(tmp_path: Path, files: dict[str, tuple[str, ...]],
                                         want: int) -> None:
-    (tmp_path / "uevent").write_text("")
-    for index, (level, kind, size) in files.items():
-        (tmp_path / index).mkdir()
-        for name, text in (("level", level), ("type", kind), ("size", size)):
-            (tmp_path / index / name).write_text(text + "\n")
-    assert host.l2_bytes_from(str(tmp_path)) == want
+    assert host.l2_bytes_from(write_cache_info(tmp_path, files)) == want
     assert host.l2_bytes_from(str(tmp_path / "missing")) == host.DEFAULT_L2_BYTES
+
+
+def test_every_cache_level_is_read_from_sysfs(tmp_path: Path) -> None:
+    """Data and unified caches by level (the last level is the streaming threshold's
+    default); instruction caches and an unreadable folder give nothing."""
+    root = write_cache_info(tmp_path, {
+        "index0": ("1", "Data", "48K"), "index1": ("1", "Instruction", "32K"),
+        "index2": ("2", "Unified", "2048K"), "index3": ("3", "Unified", "260M")})
+    assert host.caches_from(root) == {1: 48 << 10, 2: 2 << 20, 3: 260 << 20}
+    assert host.caches_from(str(tmp_path / "missing")) == {}
+
+
+def test_outputs_stream_past_the_last_level_cache_unless_told(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("IRTENSOR_STREAM_BYTES", raising=False)
+    caches = host.caches_from(host.CACHE_INFO)
+    llc = caches[max(caches)] if caches else host.DEFAULT_LLC_BYTES
+    assert host.detected_llc_bytes() == llc
+    assert host.stream_bytes() == (llc if host.is_x86() else 0)
+    monkeypatch.setenv("IRTENSOR_STREAM_BYTES", "0")
+    assert host.stream_bytes() == 0
+    for bad in ("x", "-1", "1e6"):
+        monkeypatch.setenv("IRTENSOR_STREAM_BYTES", bad)
+        with pytest.raises(ValueError, match="IRTENSOR_STREAM_BYTES must be a byte count"):
+            host.stream_bytes()
 
 
 def test_without_the_l2_override_the_host_l2_is_used(monkeypatch: pytest.MonkeyPatch) -> None:

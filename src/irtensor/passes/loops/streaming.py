@@ -11,7 +11,7 @@ blocks of four cache lines (256 bytes of elements):
 
     head:   the points before the first block boundary, stored plainly
     blocks: the block's points computed into a stack row (LLVM vectorises the
-            loop), then the row copied out as vectors, `vector.store {nontemporal}`
+            loop), then the row copied out a line at a time, `vector.store {nontemporal}`
     tail:   the points after the last block boundary, stored plainly
 
 Each point computes what the plain nest's point computes: the results are the same.
@@ -86,16 +86,26 @@ def store_streamed(kernel: KernelFunction) -> None:
 
     def per_row(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
         lower, upper = kernel.dim_range(inner)
-        step = kernel.index(block)
-        up = kernel.emit(arith.AddiOp(lower, kernel.index(block - 1)))
-        first = kernel.emit(arith.MinSIOp(kernel.emit(arith.MuliOp(
-            kernel.emit(arith.DivUIOp(up, step)), step)), upper))
-        last = kernel.emit(arith.MaxSIOp(kernel.emit(arith.MuliOp(
-            kernel.emit(arith.DivUIOp(upper, step)), step)), first))
-        kernel.loop(lower, first, 1, lambda i: store_at(kernel, env, inner, i), f"i{inner}h")
+        if inner != kernel.order[0]:  # the whole row, [0, size): its blocks are known
+            size = kernel.sizes[inner]
+            first, last = lower, kernel.index(size // block * block)
+            head, tail = False, size % block != 0
+        else:  # the threads' [start, stop): block boundaries computed here
+            step = kernel.index(block)
+            up = kernel.emit(arith.AddiOp(lower, kernel.index(block - 1)))
+            first = kernel.emit(arith.MinSIOp(kernel.emit(arith.MuliOp(
+                kernel.emit(arith.DivSIOp(up, step)), step)), upper))
+            last = kernel.emit(arith.MaxSIOp(kernel.emit(arith.MuliOp(
+                kernel.emit(arith.DivSIOp(upper, step)), step)), first))
+            head = tail = True
+        if head:
+            kernel.loop(lower, first, 1, lambda i: store_at(kernel, env, inner, i),
+                        f"i{inner}h")
         kernel.loop(first, last, block, lambda b: store_block(kernel, env, inner, b, row),
                     f"i{inner}b")
-        kernel.loop(last, upper, 1, lambda i: store_at(kernel, env, inner, i), f"i{inner}t")
+        if tail:
+            kernel.loop(last, upper, 1, lambda i: store_at(kernel, env, inner, i),
+                        f"i{inner}t")
         return []
 
     kernel.nest(outer, [], per_row)
@@ -118,7 +128,7 @@ def store_block(kernel: KernelFunction, env: Env, inner: int, first: SSAValue,
         kernel.store(kernel.body_value({**env, inner: point}), row, [k])
 
     kernel.loop(kernel.index(0), kernel.index(block), 1, compute, "k")
-    width = min(block, host.vector_bytes() * line_elements(out) // LINE_BYTES)
+    width = line_elements(out)  # LLVM splits a line into the host's vector registers
     lanes = VectorType(out.element_type, [width])
     for start in range(0, block, width):
         part = kernel.emit(vector.LoadOp(row, [kernel.index(start)], lanes))
