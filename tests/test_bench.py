@@ -155,8 +155,8 @@ def test_the_quick_sizes_leave_out_the_big_matmul() -> None:
     quick = {c.name for c in cases.cases(quick=True)}
     full = {c.name for c in cases.cases(quick=False)}
     assert quick == full - {"matmul_big"}
-    assert {"ew_chain", "sum_all", "sum_axis1", "softmax", "matmul", "conv2d", "batchnorm",
-            "groupnorm", "mlp", "seed_loop"} <= quick
+    assert {"ew_chain", "ew_triad", "sum_all", "sum_axis1", "softmax", "matmul", "conv2d",
+            "batchnorm", "groupnorm", "mlp", "seed_loop"} <= quick
 
 
 def test_the_numpy_conv_matches_a_direct_convolution() -> None:

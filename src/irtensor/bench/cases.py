@@ -207,6 +207,10 @@ def cases(quick: bool = False) -> list[Case]:
     out = [
         Case("ew_chain", f"((a*b+c).exp()*0.5-a).relu(), {n}", _randn((n,), (n,), (n,)),
              _ew, _ew_np, _ew_scale, 1e-5, reps(15), bytes_moved=4 * n * F32),
+        Case("ew_triad", f"a*b+c, {n}", _randn((n,), (n,), (n,)),
+             lambda fw, x: x[0] * x[1] + x[2], lambda x: x[0] * x[1] + x[2],
+             lambda x, ref: np.abs(x[0] * x[1]) + np.abs(x[2]), 1e-6, reps(15),
+             bytes_moved=4 * n * F32),
         Case("sum_all", f"sum of {s}x{s}", _randn((s, s)), lambda fw, x: x[0].sum(),
              lambda x: x[0].sum(), _abs_sum(None), 1e-6, reps(30),
              bytes_moved=(s * s + 1) * F32),

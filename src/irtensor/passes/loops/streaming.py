@@ -53,7 +53,7 @@ def streams(kernel: KernelFunction) -> bool:
     output of at least `host.stream_bytes()` (0: never), written contiguously along the
     innermost loop, in whole lines per row (or in one row), untiled, by a body without
     `math` functions (those are bound by their arithmetic, and the unaligned
-    non-temporal stores' extra instructions then cost 7-10%)."""
+    non-temporal stores' extra instructions then cost 7-11%)."""
     op, out = kernel.op, kernel.output.type
     threshold = host.stream_bytes()
     if op.reduction_dims or any(kernel.tiles) or threshold <= 0:
