@@ -31,6 +31,7 @@ Fast-math flags are off unless the arith op carries them; `fast-math=true` adds
 
 from __future__ import annotations
 
+import platform
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -57,7 +58,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 
-from irtensor import host, ir
+from irtensor import ir
 from irtensor.dialects.amx import TileLoadOp
 from irtensor.passes import trace
 from irtensor.passes.llvm.lowering import (
@@ -196,7 +197,8 @@ class ReturnToLLVM(RewritePattern):
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
         values = e.values(op.arguments)
-        if host.is_x86() and (function := op.parent_op()) is not None \
+        if platform.machine().lower() in ("x86_64", "amd64") \
+                and (function := op.parent_op()) is not None \
                 and stores_nontemporally(function):
             e.insert(llvm.CallIntrinsicOp("llvm.x86.sse.sfence", [], []))
         e.insert(llvm.ReturnOp(values[0] if values else None))
