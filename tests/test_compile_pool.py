@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import ModuleOp, f64
 from xdsl.passes import ModulePass
 
 from irtensor import Tensor, ir, passes, runtime
+from irtensor.dialects.kernel import KernelOp
 from irtensor.passes import registry
 from irtensor.pipeline import Pipeline, PipelineError
 from irtensor.runtime import compile_pool, llvm_device, llvm_objects
@@ -184,6 +185,37 @@ def test_a_worker_compiles_at_the_level_this_process_would(
     assert answer["meta"]["opt_level"] == want
     jit, _ = llvm_objects.loaded(answer["meta"], code, kernel)
     assert jit.opt_level == want
+
+
+def test_a_worker_streams_stores_as_this_process_would(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The streaming threshold set here, after the worker started with another, holds in
+    the worker: its elementwise kernel of 4 MiB stores non-temporally."""
+    monkeypatch.setenv("IRTENSOR_STREAM_BYTES", "4096")
+    x = np.ones(1 << 20, np.float32)
+    module = ir.parse("""
+func.func @main(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %y = hl.add %x, %x : tensor<1048576xf32>, tensor<1048576xf32> -> tensor<1048576xf32>
+  func.return %y : tensor<1048576xf32>
+}""")
+    Pipeline("hl-to-kernel").run(module)
+    (kernel,) = [op for op in module.walk() if isinstance(op, KernelOp)]
+    request = compile_pool.request(ir.to_text(llvm_device.compile_unit(kernel)), "device-llvm")
+    worker = subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              env={**os.environ, "IRTENSOR_STREAM_BYTES": "0"})
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        compile_pool.write_message(worker.stdin, request)
+        answer, code = compile_pool.read_message(worker.stdout)
+    finally:
+        worker.stdin.close()
+        assert worker.wait(timeout=60) == 0
+    assert "!nontemporal" in answer["meta"]["llvm_ir"]
+    jit, name = llvm_objects.loaded(answer["meta"], code, kernel)
+    out = np.empty_like(x)
+    jit.function(name)(x, out, 0, x.size)
+    np.testing.assert_array_equal(out, x + x)
 
 
 def test_messages_are_plain_data_and_checked() -> None:

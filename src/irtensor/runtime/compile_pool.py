@@ -40,8 +40,10 @@ ANSWER_TIMEOUT_S = 600.0  # a kernel's compile takes seconds; past this, a worke
 
 
 LENGTH = struct.Struct("<Q")
-# What the lowering and LLVM read from the environment, passed on to the workers.
-STEERING = ("IRTENSOR_VECTOR_BYTES", "IRTENSOR_LLVM_OPT")
+# What the lowering and LLVM read from the environment (`host.lowering_key` and the LLVM
+# level), passed on to the workers with each kernel: set after they started, it holds there.
+STEERING = ("IRTENSOR_VECTOR_BYTES", "IRTENSOR_LLVM_OPT", "IRTENSOR_L2_BYTES",
+            "IRTENSOR_BF16_DOT", "IRTENSOR_AMX", "IRTENSOR_STREAM_BYTES")
 
 
 Message = tuple[dict[str, Any], bytes]
