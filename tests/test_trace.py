@@ -172,3 +172,59 @@ func.func @f(%a: f32, %b: f32) -> f32 {
     assert seen["adds"] == ["arith.addf"]  # once: it rewrote, so no later pattern saw it
     assert "arith.addf" not in seen["late"] and "arith.mulf" in seen["late"]
     assert {"arith.mulf", "func.return", "arith.subf"} <= set(seen["any"])
+
+
+def test_a_conversion_visits_each_op_once_and_what_its_rewrites_insert() -> None:
+    """`convert_module`: each op once in walk order, the ops a rewrite inserted right after
+    it (so a chain of conversions finishes in one sweep), dead ops erased, and no second
+    sweep over what the patterns made. An op a pattern declined while others changed gets
+    xDSL's walker after all."""
+    from xdsl.dialects import arith
+    from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+    tried: list[str] = []
+
+    class AddToSub(RewritePattern):
+        op_types = (arith.AddfOp,)
+
+        def match_and_rewrite(self, op, rewriter: PatternRewriter, /) -> None:  # type: ignore[no-untyped-def]
+            tried.append(op.name)
+            rewriter.replace(op, arith.SubfOp(op.operands[0], op.operands[1]))
+
+    class SubToMul(RewritePattern):
+        op_types = (arith.SubfOp,)
+
+        def match_and_rewrite(self, op, rewriter: PatternRewriter, /) -> None:  # type: ignore[no-untyped-def]
+            tried.append(op.name)
+            rewriter.replace(op, arith.MulfOp(op.operands[0], op.operands[1]))
+
+    class DivToMulLater(RewritePattern):
+        """Declines each div the first time it sees it."""
+
+        op_types = (arith.DivfOp,)
+        seen: set[int] = set()
+
+        def match_and_rewrite(self, op, rewriter: PatternRewriter, /) -> None:  # type: ignore[no-untyped-def]
+            tried.append(op.name)
+            if id(op) in self.seen:
+                rewriter.replace(op, arith.MulfOp(op.operands[0], op.operands[1]))
+            self.seen.add(id(op))
+
+    program = """
+func.func @f(%a: f32, %b: f32) -> f32 {
+  %s = arith.addf %a, %b : f32
+  %unused = arith.addf %a, %a : f32
+  %m = arith.mulf %s, %b : f32
+  func.return %m : f32
+}"""
+    module = parse(program)
+    trace.convert_module(module, [AddToSub(), SubToMul()])
+    ops = [op.name for op in module.walk()][2:]
+    assert ops == ["arith.mulf", "arith.mulf", "func.return"]  # the unused add erased
+    assert tried == ["arith.addf", "arith.subf"]  # the unused add was dead: not tried
+
+    tried.clear()
+    module = parse(program.replace("%m = arith.mulf", "%m = arith.divf"))
+    trace.convert_module(module, [AddToSub(), SubToMul(), DivToMulLater()])
+    assert [op.name for op in module.walk()][2:] == ["arith.mulf", "arith.mulf", "func.return"]
+    assert tried.count("arith.divf") == 2  # declined in the sweep, converted by the walker

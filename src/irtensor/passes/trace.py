@@ -190,6 +190,38 @@ class DispatchingApplier(RewritePattern):
                 return
 
 
+def convert_module(module: ModuleOp, patterns: Sequence[RewritePattern]) -> None:
+    """Apply `patterns` to each op of `module` once, as MLIR's dialect conversion does:
+    the ops in `walk` order, each followed by the ops its rewrite inserted; a trivially
+    dead op is erased instead. xDSL's walker (`rewrite_module`) then sweeps the whole
+    module again until nothing changes, trying every pattern on every op the conversion
+    made, a twelfth of convert-to-llvm's time. Ops a pattern left for a second look (none
+    of convert-to-llvm's do) get xDSL's walker after all. Traced and located as
+    `rewrite_module`."""
+    listed = list(patterns)
+    if (trace := current()) is not None:
+        listed = [TracedPattern(p, trace) for p in listed]
+    applier = DispatchingApplier(listed)
+    located = LocatedPattern(applier)
+    pending = list(module.walk())
+    pending.reverse()
+    inserted: list[Operation] = []
+    changed = False
+    while pending:
+        op = pending.pop()
+        if op.parent is None or not applier.patterns_for(type(op)) and \
+                not is_trivially_dead(op):
+            continue
+        rewriter = PatternRewriter(op)
+        rewriter.operation_insertion_handler.append(inserted.append)
+        located.match_and_rewrite(op, rewriter)
+        changed |= rewriter.has_done_action
+        pending.extend(reversed(inserted))
+        inserted.clear()
+    if changed and any(applier.patterns_for(type(op)) for op in module.walk()):
+        rewrite_module(module, patterns)
+
+
 def rewrite_module(module: ModuleOp, patterns: Sequence[RewritePattern] | RewritePattern, *,
                    apply_recursively: bool = True) -> None:
     """Apply `patterns` greedily over `module` (xDSL's walker), traced when a trace is on;

@@ -317,7 +317,7 @@ def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: b
         *amx_patterns(),
         BranchToLLVM(), CondBranchToLLVM(), ReturnToLLVM(), CallToLLVM(),
     ]
-    trace.rewrite_module(module, patterns)
+    trace.convert_module(module, patterns)
     reconcile_unrealized_casts(module, warn_on_failure=False)
     check_llvm_only(module)
 
