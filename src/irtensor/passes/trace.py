@@ -209,8 +209,8 @@ def convert_module(module: ModuleOp, patterns: Sequence[RewritePattern]) -> None
     changed = False
     while pending:
         op = pending.pop()
-        if op.parent is None or not applier.patterns_for(type(op)) and \
-                not is_trivially_dead(op):
+        if op.parent is None or (not applier.patterns_for(type(op))
+                                 and not is_trivially_dead(op)):
             continue
         rewriter = PatternRewriter(op)
         rewriter.operation_insertion_handler.append(inserted.append)

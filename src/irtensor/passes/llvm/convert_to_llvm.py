@@ -12,7 +12,8 @@ The steps, each reusing xDSL where it can:
 1. `kernels-only=true` (the default) erases the functions that are not kernels
    (the host function that allocates and calls them): the runtime compiles one
    kernel per LLVM module. `kernels-only=false` lowers every function, calls too.
-2. xDSL's `convert-scf-to-cf` turns loops and ifs into blocks and branches.
+2. xDSL's `convert-scf-to-cf` patterns turn loops and ifs into blocks and branches
+   (applied as a conversion, `trace.convert_module`, as the op patterns of step 4).
 3. `FuncToLLVMFunc` turns each `func.func` into an `llvm.func` whose memref
    arguments are `!llvm.ptr` and index arguments i64 (block arguments of every
    block are converted too, with casts back to the old types for their users).
@@ -35,7 +36,7 @@ import platform
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import cf, func, llvm, memref, vector
+from xdsl.dialects import cf, func, llvm, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -55,7 +56,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
-from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
+from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 
 from irtensor import ir
@@ -279,6 +280,25 @@ def check_loop_level(module: ModuleOp) -> None:
             "first)")
 
 
+class ScfForToCf(ForLowering):
+    """xDSL's `convert-scf-to-cf` pattern for `scf.for`, saying which ops it takes (for
+    `trace.convert_module`)."""
+
+    op_types = (scf.ForOp,)
+
+
+class ScfIfToCf(IfLowering):
+    """xDSL's pattern for `scf.if`."""
+
+    op_types = (scf.IfOp,)
+
+
+class ScfSwitchToCf(SwitchLowering):
+    """xDSL's pattern for `scf.index_switch`."""
+
+    op_types = (scf.IndexSwitchOp,)
+
+
 def _types(op: Operation) -> list[Attribute]:
     if isinstance(op, func.FuncOp):
         return [*op.function_type.inputs.data, *op.function_type.outputs.data]
@@ -300,7 +320,7 @@ def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: b
     for function in functions:
         if kernels_only and KERNEL_ATTR not in function.attributes:
             module.body.block.erase_op(function)
-    ConvertScfToCf().apply(Context(), module)
+    trace.convert_module(module, [ScfSwitchToCf(), ScfIfToCf(), ScfForToCf()])
     plan = AllocPlan.of(list(module.walk()), alloca_limit)
     trace.rewrite_module(module, FuncToLLVMFunc(noalias), apply_recursively=False)
     taken = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
