@@ -174,3 +174,14 @@ def test_small_outputs_math_bodies_and_ragged_rows_store_plainly(
     monkeypatch.setenv("IRTENSOR_STREAM_BYTES", "0")
     assert streamed_stores(lower(ir.parse(kernel_text(0, 4096, "f32", ["arith.addf"],
                                                       False)))) == 0
+
+
+def test_rank_zero_and_empty_outputs_store_plainly(stream_everything: None) -> None:
+    """A rank-0 output has no innermost loop to stream (this raised once); an empty one
+    writes nothing."""
+    from irtensor import Tensor
+
+    x = np.array(2.5, np.float32)
+    np.testing.assert_array_equal((Tensor(x, device="llvm") * 3).numpy(), x * 3)
+    empty = np.zeros((0, 32), np.float32)
+    assert (Tensor(empty, device="llvm") + 1).numpy().shape == (0, 32)

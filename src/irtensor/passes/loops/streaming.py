@@ -56,7 +56,7 @@ def streams(kernel: KernelFunction) -> bool:
     non-temporal stores' extra instructions then cost 7-11%)."""
     op, out = kernel.op, kernel.output.type
     threshold = host.stream_bytes()
-    if op.reduction_dims or any(kernel.tiles) or threshold <= 0:
+    if op.reduction_dims or any(kernel.tiles) or threshold <= 0 or not kernel.order:
         return False
     if any(inner.name.startswith("math.") for inner in op.body.walk()):
         return False
