@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -160,6 +161,22 @@ def test_a_worker_answers_requests_and_reports_errors() -> None:
     assert error["status"] == "error" and "IRError" in error["message"]
 
 
+def compile_in_worker(request: dict[str, Any], env: dict[str, str]
+                      ) -> tuple[dict[str, Any], bytes]:
+    """A worker started with `env` over this process's environment compiles `request`."""
+    worker = subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              env={**os.environ, **env})
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        compile_pool.write_message(worker.stdin, request)
+        answer, code = compile_pool.read_message(worker.stdout)
+    finally:
+        worker.stdin.close()
+        assert worker.wait(timeout=60) == 0
+    return answer, code
+
+
 @pytest.mark.parametrize("level", ["1", None])
 def test_a_worker_compiles_at_the_level_this_process_would(
         level: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,16 +188,7 @@ def test_a_worker_compiles_at_the_level_this_process_would(
         monkeypatch.setenv(opt_level.OPT_LEVEL_ENV, level)
     kernel = kernels(program())[1]  # the matmul's vector block: O2 unless a level is fixed
     request = compile_pool.request(ir.to_text(llvm_device.compile_unit(kernel)), "device-llvm")
-    worker = subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              env={**os.environ, opt_level.OPT_LEVEL_ENV: "3"})
-    assert worker.stdin is not None and worker.stdout is not None
-    try:
-        compile_pool.write_message(worker.stdin, request)
-        answer, code = compile_pool.read_message(worker.stdout)
-    finally:
-        worker.stdin.close()
-        assert worker.wait(timeout=60) == 0
+    answer, code = compile_in_worker(request, {opt_level.OPT_LEVEL_ENV: "3"})
     want = int(level) if level else 2  # this process's choice, not the worker's own 3
     assert answer["meta"]["opt_level"] == want
     jit, _ = llvm_objects.loaded(answer["meta"], code, kernel)
@@ -201,16 +209,7 @@ func.func @main(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
     Pipeline("hl-to-kernel").run(module)
     (kernel,) = [op for op in module.walk() if isinstance(op, KernelOp)]
     request = compile_pool.request(ir.to_text(llvm_device.compile_unit(kernel)), "device-llvm")
-    worker = subprocess.Popen([sys.executable, "-m", "irtensor.runtime.compile_worker"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              env={**os.environ, "IRTENSOR_STREAM_BYTES": "0"})
-    assert worker.stdin is not None and worker.stdout is not None
-    try:
-        compile_pool.write_message(worker.stdin, request)
-        answer, code = compile_pool.read_message(worker.stdout)
-    finally:
-        worker.stdin.close()
-        assert worker.wait(timeout=60) == 0
+    answer, code = compile_in_worker(request, {"IRTENSOR_STREAM_BYTES": "0"})
     assert "!nontemporal" in answer["meta"]["llvm_ir"]
     jit, name = llvm_objects.loaded(answer["meta"], code, kernel)
     out = np.empty_like(x)
