@@ -206,6 +206,7 @@ def convert_module(module: ModuleOp, patterns: Sequence[RewritePattern]) -> None
     pending = list(module.walk())
     pending.reverse()
     inserted: list[Operation] = []
+    declined: list[Operation] = []  # ops a pattern was tried on and left
     changed = False
     while pending:
         op = pending.pop()
@@ -216,9 +217,11 @@ def convert_module(module: ModuleOp, patterns: Sequence[RewritePattern]) -> None
         rewriter.operation_insertion_handler.append(inserted.append)
         located.match_and_rewrite(op, rewriter)
         changed |= rewriter.has_done_action
+        if not rewriter.has_done_action:
+            declined.append(op)
         pending.extend(reversed(inserted))
         inserted.clear()
-    if changed and any(applier.patterns_for(type(op)) for op in module.walk()):
+    if changed and any(op.parent is not None for op in declined):
         rewrite_module(module, patterns)
 
 

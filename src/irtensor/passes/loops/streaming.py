@@ -119,9 +119,9 @@ def store_at(kernel: KernelFunction, env: Env, inner: int, point: SSAValue) -> N
 def store_block(kernel: KernelFunction, env: Env, inner: int, first: SSAValue,
                row: SSAValue) -> None:
     """One block's points into `row`, then `row` to the output in vectors, non-temporally."""
-    out = kernel.output.type
-    assert isinstance(out, MemRefType)
-    block = BLOCK_LINES * line_elements(out)
+    out, memory = kernel.output.type, row.type
+    assert isinstance(out, MemRefType) and isinstance(memory, MemRefType)
+    (block,) = memory.get_shape()
 
     def compute(k: SSAValue) -> None:
         point = kernel.emit(arith.AddiOp(first, k))
