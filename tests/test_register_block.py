@@ -256,6 +256,26 @@ def test_large_blocked_matmuls_on_llvm_match_numpy(dtype: str, m: int, k: int, n
         np.testing.assert_allclose(want.astype(np.float64), exact, rtol=0, atol=tol)
 
 
+@settings(max_examples=12, deadline=None)
+@given(m=st.integers(2, 13), k=st.integers(2, 40), n=st.integers(256, 300),
+       column_tile=st.sampled_from([0, 24, 64, 100]), vector=st.sampled_from([4, 8, 16]),
+       unroll=st.integers(1, 6), seed=st.integers(0, 2**16))
+def test_panel_packed_matmuls_on_llvm_match_numpy(m: int, k: int, n: int, column_tile: int,
+                                                  vector: int, unroll: int, seed: int) -> None:
+    """B's rows 1 KiB apart or more: the block copies each column tile of B in panels of
+    `vector` columns (`[column // vector, k, column % vector]`), the last one partial
+    where the tile is not a multiple of it; compiled, the block reads its runs there."""
+    module = ir.parse(matmul_text(1, m, k, n, tiles=[0, 0, 0, column_tile], vector=vector,
+                                  unroll=unroll))
+    extent = column_tile or n
+    panels = -(-extent // vector)
+    assert f"memref<{panels}x{k}x{vector}xf32>" in ir.to_text(lower(module.clone()))
+    a, b = inputs_for(module, seed)
+    (got,) = llvm_device.run(module, [a, b])
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(got.astype(np.float64), exact, rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("dtype", ["f32", "i32"])
 def test_a_tiled_reduction_applies_the_epilogue_in_its_last_tile(dtype: str) -> None:
     """K = 7 in tiles of 3 (the last one short): the partial sums wait in the output and

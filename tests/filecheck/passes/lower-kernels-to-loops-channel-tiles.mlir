@@ -1,8 +1,9 @@
 // lower-kernels-to-loops on a 3 x 3 conv blocked across its output channels, with its
 // channels tiled by 16 (reorder-loops' `channel_tile`: the weight of one tile over the
 // whole reduction within half the L2). The packed weight's rows lie 3 x 176 x 4 bytes
-// apart (over 2 KiB), so the block copies the tile's weight into %pack1. The copy is
-// filled once per tile, inside the tile loop %t2 and before the batch loop %i0 and the
+// apart (over 2 KiB), so the block copies the tile's weight into %pack1, in panels of
+// the block's 8 columns (`[channel // 8, ci, kh, kw, channel % 8]`): each block's run
+// down the reduction is one contiguous stretch. The copy is filled once per tile, inside the tile loop %t2 and before the batch loop %i0 and the
 // output rows: every row of the batch reuses it. The channel loop (32 channels of 9 taps
 // each) is blocked in levels of 14 channels (126 values) per accumulator: the fresh
 // accumulators start at the level %i3b1, not at each channel.
@@ -18,7 +19,7 @@ func.func @conv(%x: tensor<2x32x4x4xf32>, %w: tensor<32x3x3x176xf32>) -> tensor<
 }
 
 // CHECK-LABEL: func.func @r_2_1_176_32_4_4_3_3_0(
-// CHECK:         %pack1 = memref.alloc() : memref<32x3x3x16xf32>
+// CHECK:         %pack1 = memref.alloc() : memref<2x32x3x3x8xf32>
 // CHECK-NEXT:    scf.for %t2 = %c0 to %c176 step %c16 {
 // CHECK-NEXT:      scf.for %i3 = %c0 to %c32 step %c1 {
 // CHECK-NEXT:        scf.for %i6 = %c0 to %c3 step %c1 {
@@ -26,7 +27,10 @@ func.func @conv(%x: tensor<2x32x4x4xf32>, %w: tensor<32x3x3x176xf32>) -> tensor<
 // CHECK:                 scf.for %i2 = %t2 to %{{.*}} step %c1 {
 // CHECK-NEXT:              %[[W:.*]] = memref.load %in1[%i3, %i6, %i7, %i2] : memref<32x3x3x176xf32>
 // CHECK-NEXT:              %[[AT:.*]] = arith.subi %i2, %t2 : index
-// CHECK-NEXT:              memref.store %[[W]], %pack1[%i3, %i6, %i7, %[[AT]]] : memref<32x3x3x16xf32>
+// CHECK-NEXT:              %[[PANEL:.*]] = arith.floordivsi %[[AT]], %c8 : index
+// CHECK-NEXT:              %[[FIRST:.*]] = arith.muli %[[PANEL]], %c8 : index
+// CHECK-NEXT:              %[[LANE:.*]] = arith.subi %[[AT]], %[[FIRST]] : index
+// CHECK-NEXT:              memref.store %[[W]], %pack1[%[[PANEL]], %i3, %i6, %i7, %[[LANE]]] : memref<2x32x3x3x8xf32>
 // CHECK-NEXT:            }
 // CHECK-NEXT:          }
 // CHECK-NEXT:        }
@@ -40,7 +44,7 @@ func.func @conv(%x: tensor<2x32x4x4xf32>, %w: tensor<32x3x3x176xf32>) -> tensor<
 // CHECK-NEXT:            %[[LEVEL:[0-9]+]], %{{.*}}, %{{.*}}, %{{.*}} = scf.for %i3_1 = %i3b1 to %[[CUT]] step %c1 iter_args(%acc_4 = %[[ZEROS]], {{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK-NEXT:              scf.for %i6_1 = %c0 to %c3 step %c1 iter_args(%acc_8 = %acc_4, {{.*}})
 // CHECK-NEXT:                scf.for %i7_1 = %c0 to %c3 step %c1 iter_args(%acc_12 = %acc_8, {{.*}})
-// CHECK:                       vector.load %pack1[%i3_1, %i6_1, %i7_1, %{{.*}}] : memref<32x3x3x16xf32>, vector<8xf32>
+// CHECK:                       vector.load %pack1[%{{.*}}, %i3_1, %i6_1, %i7_1, %{{.*}}] : memref<2x32x3x3x8xf32>, vector<8xf32>
 // CHECK:                   %{{.*}} = arith.addf %acc, %[[LEVEL]] fastmath<contract> : vector<8xf32>
 // CHECK:               vector.store %[[TOTAL]], %lanes[%c0]
-// CHECK:             memref.dealloc %pack1 : memref<32x3x3x16xf32>
+// CHECK:             memref.dealloc %pack1 : memref<2x32x3x3x8xf32>

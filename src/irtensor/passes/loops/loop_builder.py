@@ -82,7 +82,8 @@ class KernelFunction:
     tiles: tuple[int, ...] = ()
     contract: bool = False
     read_cache: dict[tuple[object, ...], SSAValue] | None = None
-    packed: dict[int, tuple[SSAValue, list[int]]] | None = None  # read -> (copy, its dims)
+    # read -> (copy, its dims, its panel width: `RegisterBlock.panel`)
+    packed: dict[int, tuple[SSAValue, list[int], int]] | None = None
     matrix_units = False  # whether a bf16 matmul may take AMX's tiles (`tile_block`)
     streaming_stores = False  # whether a large output may be stored non-temporally
 
@@ -380,15 +381,23 @@ class KernelFunction:
             self.read_cache[key] = self._read(i, env, space)
         return self.read_cache[key]
 
-    def pack_indices(self, dims: Sequence[int], env: Env) -> list[SSAValue]:
-        """Where a point sits in a copy of one tile over `dims`: its offset in the tile."""
-        return [self.emit(arith.SubiOp(env[d], env[tile_key(d)])) if self.tile(d) else env[d]
-                for d in dims]
+    def pack_indices(self, dims: Sequence[int], env: Env, panel: int = 1) -> list[SSAValue]:
+        """Where a point sits in a copy of one tile over `dims`: its offset in the tile;
+        with panels of `panel` points of the last dim (the columns), `[column // panel,
+        other dims..., column % panel]`."""
+        offsets = [self.emit(arith.SubiOp(env[d], env[tile_key(d)])) if self.tile(d)
+                   else env[d] for d in dims]
+        if panel == 1:
+            return offsets
+        column, width = offsets[-1], self.index(panel)
+        which = self.emit(arith.FloorDivSIOp(column, width))
+        lane = self.emit(arith.SubiOp(column, self.emit(arith.MuliOp(which, width))))
+        return [which, *offsets[:-1], lane]
 
     def _read(self, i: int, env: Env, space: Sequence[int]) -> SSAValue:
         if self.packed is not None and i in self.packed:  # a register block's copy
-            buffer, dims = self.packed[i]
-            return self.load(buffer, self.pack_indices(dims, env))
+            buffer, dims, panel = self.packed[i]
+            return self.load(buffer, self.pack_indices(dims, env, panel))
         access: AccessAttr = self.op.accesses[i]
         buffer = self.inputs[i]
         assert isinstance(buffer.type, MemRefType)

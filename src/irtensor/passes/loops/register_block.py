@@ -52,10 +52,11 @@ if TYPE_CHECKING:
 
 MAX_ACCUMULATORS = 512  # a larger block would spill registers anyway
 PACK_BYTES = 1 << 20  # a packed tile larger than L2 would not stay there
-# Rows this far apart map to few cache sets (an L1 set's period is 4 KiB on x86; 2 KiB
-# apart, a run down K takes two): a bf16 1024-column B (bench/bf16.py's matmul 1024^3)
-# and an f32 512-column one gained from the copy; 1 KiB rows did not.
-STRIDED_ROW_BYTES = 2048
+# Rows this far apart map to few cache sets (an L1 set's period is 4 KiB on x86; 1 KiB
+# apart, a run down K takes four). Copied in panels (`RegisterBlock.panel`), an f32
+# 256-column B gained too (a 2048 x 1024 x 256 matmul: 20.4 -> 17.2 ms on a Zen 3 core);
+# into a copy of the tile's rows it had not, the copy's rows being 1 KiB apart as well.
+STRIDED_ROW_BYTES = 1024
 
 
 def block_dims(order: Sequence[int], reductions: Sequence[int], sizes: Sequence[int]
@@ -158,7 +159,8 @@ class RegisterBlock:
         def packed_rows(env: Env, carried: list[SSAValue]) -> list[SSAValue]:
             for i, buffer in packs.items():
                 self.fill_pack(i, buffer, env)
-            kf.packed = {i: (buffer, self.pack_dims()) for i, buffer in packs.items()}
+            kf.packed = {i: (buffer, self.pack_dims(), self.panel()) for i, buffer in
+                         packs.items()}
             try:
                 return kf.nest(loops[fill_at:], [], rows, env)
             finally:
@@ -183,12 +185,30 @@ class RegisterBlock:
             return None
         return [kf.tile(d) or kf.sizes[d] for d in dims]
 
+    def panel(self) -> int:
+        """Columns per panel of a copy: the block's width where a tile has more columns,
+        so that a block's run down K is one contiguous stretch (`[column // panel, K...,
+        column % panel]`, as BLAS packs B) and not one line per k a tile's row apart,
+        lines that fall into a few cache sets; 1 (the layout `[K..., columns]`) else."""
+        extents = self.pack_extents()
+        assert extents is not None
+        return self.cols if extents[-1] > self.cols else 1
+
+    def pack_shape(self) -> list[int]:
+        extents = self.pack_extents()
+        assert extents is not None
+        panel = self.panel()
+        if panel == 1:
+            return extents
+        return [-(-extents[-1] // panel), *extents[:-1], panel]
+
     def should_pack(self, i: int) -> bool:
         """Copy read #i (it does not vary along the rows) into a buffer laid out as the
         block reads it, once per tile, reused by every row block: when it is masked (the
         copy holds the pads, so the block's loads are plain contiguous loads) or when
         the reduction steps through it STRIDED_ROW_BYTES or more apart (its lines would
-        fall into a few cache sets), and the buffer stays within PACK_BYTES."""
+        fall into a few cache sets) and closer in the copy, and the buffer stays within
+        PACK_BYTES."""
         kf = self.kf
         assert self.dims is not None
         _, row, reductions, column = self.dims
@@ -204,8 +224,24 @@ class RegisterBlock:
             return False
         steps = strides_of(access.affine_map.results, tuple(buffer.type.get_shape()),
                            kf.sizes)
-        return access.is_masked or any(abs(steps[d]) * item >= STRIDED_ROW_BYTES
-                                       for d in reductions)
+        copied = self.copy_steps()
+        return access.is_masked or any(
+            abs(steps[d]) * item >= STRIDED_ROW_BYTES and copied[d] < abs(steps[d])
+            for d in reductions)
+
+    def copy_steps(self) -> dict[int, int]:
+        """Elements between neighbours along each reduction dim in the copy
+        (`pack_shape`): the copy is worth making only where they lie closer than in the
+        input (a weight already laid out as the copy would be is read as it is)."""
+        dims, shape = self.pack_dims(), self.pack_shape()
+        inner = shape[1:] if self.panel() > 1 else shape
+        reductions = dims[:-1]
+        steps, step = {}, inner[-1]
+        for d, size in zip(reversed(reductions), reversed(inner[:len(reductions)]),
+                           strict=True):
+            steps[d] = step
+            step *= size
+        return steps
 
     def allocate_packs(self) -> dict[int, SSAValue]:
         kf = self.kf
@@ -216,7 +252,7 @@ class RegisterBlock:
                 buffer = kf.inputs[i]
                 assert isinstance(buffer.type, MemRefType)
                 alloc = kf.at.insert(memref.AllocOp.get(buffer.type.element_type,
-                                                        shape=extents))
+                                                        shape=self.pack_shape()))
                 alloc.memref.name_hint = f"pack{i}"
                 packs[i] = alloc.memref
         return packs
@@ -228,7 +264,8 @@ class RegisterBlock:
                  for d in self.pack_dims()]
 
         def copy(e: Env, carried: list[SSAValue]) -> list[SSAValue]:
-            kf.store(kf.read(i, e, kf.sizes), buffer, kf.pack_indices(self.pack_dims(), e))
+            kf.store(kf.read(i, e, kf.sizes), buffer,
+                     kf.pack_indices(self.pack_dims(), e, self.panel()))
             return []
 
         kf.nest(loops, [], copy, env)

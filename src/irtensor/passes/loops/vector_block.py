@@ -331,8 +331,8 @@ class VectorRows:
         key = (i, *(env.get(d) for d in access_dims(access)))
         if key not in self.loads:
             if kf.packed is not None and i in kf.packed:
-                buffer, dims = kf.packed[i]
-                indices = kf.pack_indices(dims, env)
+                buffer, dims, panel = kf.packed[i]
+                indices = kf.pack_indices(dims, env, panel)
             else:
                 buffer = kf.inputs[i]
                 indices = [kf.index_expr(e, env) for e in access.affine_map.results]
