@@ -198,10 +198,6 @@ class Floats:
             acc = self.fma(acc, x, self.c(coefficient))
         return acc
 
-    def select_lt(self, x: V, bound: float, value: float) -> V:
-        """x < bound (or NaN) ? value : x."""
-        return self.e.select(self.e.fcmp("ult", x, self.c(bound)), self.c(value), x)
-
     def select_gt(self, x: V, bound: float, value: float) -> V:
         return self.e.select(self.e.fcmp("ogt", x, self.c(bound)), self.c(value), x)
 
@@ -268,8 +264,11 @@ def ldexp(fl: Floats, kind: ExpKind, p: V, n: V) -> V:
 
 
 def _clamp(fl: Floats, x: V, bounds: tuple[float, float]) -> V:
-    """x clamped to the bounds; NaN goes to the low one (and is put back at the end)."""
-    return fl.select_gt(fl.select_lt(x, bounds[0], bounds[0]), bounds[1], bounds[1])
+    """x clamped to the bounds, NaN left as it is (both compares are false for it): one
+    max and one min on x86, and no select at the end."""
+    e = fl.e
+    low = e.select(e.fcmp("olt", x, fl.c(bounds[0])), fl.c(bounds[0]), x)
+    return fl.select_gt(low, bounds[1], bounds[1])
 
 
 def exp2(e: Emitter, x: V) -> V:
@@ -280,7 +279,7 @@ def exp2(e: Emitter, x: V) -> V:
     nf, n = fl.round_int(xc)
     r = fl.sub(xc, nf)
     p = fl.fma(r, fl.horner(r, kind.exp2_q), fl.c(1.0))
-    return e.select(e.fcmp("uno", x, x), x, ldexp(fl, kind, p, n))
+    return ldexp(fl, kind, p, n)  # NaN: r and p are NaN, and so is p times any scale
 
 
 def exp(e: Emitter, x: V) -> V:
@@ -293,7 +292,7 @@ def exp(e: Emitter, x: V) -> V:
     r = fl.fma(fl.neg(nf), fl.c(kind.ln2[0]), xc)
     r = fl.fma(fl.neg(nf), fl.c(kind.ln2[1]), r)
     p = fl.fma(r, fl.horner(r, kind.exp_q), fl.c(1.0))
-    return e.select(e.fcmp("uno", x, x), x, ldexp(fl, kind, p, n))
+    return ldexp(fl, kind, p, n)  # NaN: r and p are NaN, and so is p times any scale
 
 
 # --------------------------------------------------------------------------- log
