@@ -71,13 +71,29 @@ def test_mlp_and_conv_net_match_numpy() -> None:
 
 def test_threads_split_the_outer_loop_without_changing_results(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    a = np.random.default_rng(2).standard_normal((512, 256)).astype(np.float32)
+    a = np.random.default_rng(2).standard_normal((2048, 1024)).astype(np.float32)
+    kernel = next(iter(kernels_of(EXP_RELU)))
+    assert llvm_device.outer_loop(kernel) == (2048, True)  # 2M points: large enough to split
     results = []
     for n in ("1", "2"):
         monkeypatch.setenv("IRTENSOR_THREADS", n)
         results.append((Tensor(a, device="llvm").exp() * 2).numpy())
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_allclose(results[0], np.exp(a) * 2, rtol=1e-6)
+
+
+def test_only_kernels_worth_a_thread_are_split() -> None:
+    """A thread's piece costs a pool hand-off (0.1-0.2 ms): small kernels run on one,
+    a contraction's products counted as 16 times cheaper than elementwise points."""
+    assert [llvm_device.outer_loop(k)[1] for k in kernels_of(BATCH)] == [False, False]
+    matmul = """
+    func.func @main(%a: tensor<N x256xf32>, %b: tensor<256x256xf32>) -> tensor<N x256xf32> {
+      %m = hl.matmul %a, %b : tensor<N x256xf32>, tensor<256x256xf32> -> tensor<N x256xf32>
+      func.return %m : tensor<N x256xf32>
+    }"""
+    for rows, split in ((64, False), (512, True)):
+        (kernel,) = kernels_of(matmul.replace("N x", f"{rows}x"))
+        assert llvm_device.outer_loop(kernel) == (rows, split)
 
 
 def test_a_repeated_program_runs_no_pipeline_and_compiles_nothing() -> None:
@@ -100,6 +116,14 @@ def kernels_of(program: str) -> list:
     Pipeline("hl-to-kernel").run(module)
     return [op for op in module.walk() if isinstance(op, KernelOp)]
 
+
+EXP_RELU = """
+func.func @main(%a: tensor<2048x1024xf32>) -> tensor<2048x1024xf32> {
+  %e = hl.exp %a : tensor<2048x1024xf32>
+  %r = hl.relu %e : tensor<2048x1024xf32>
+  func.return %r : tensor<2048x1024xf32>
+}
+"""
 
 BATCH = """
 func.func @main(%a: tensor<64x48xf32>, %b: tensor<48x32xf32>) -> tensor<64x32xf32> {

@@ -118,7 +118,7 @@ def read_kind(access: AccessAttr, column: int, packed: bool, shape: Sequence[int
     `run_dim`), UNIFORM (not at all), None (any other way)."""
     if column not in access_dims(access):
         return UNIFORM
-    if packed:  # the block's copy is laid out [reductions..., columns]
+    if packed:  # the block's copy holds each block's columns side by side (`panel`)
         return RUN
     if access.is_masked or run_dim(access.affine_map.results, column, shape) is None:
         return None
