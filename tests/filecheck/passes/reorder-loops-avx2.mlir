@@ -6,7 +6,8 @@
 // - With 16 output channels, a 28-wide row (shorter than 4 vectors, ending in a part of
 //   one) is blocked across the channels instead: 7 points of the row by 8 channels.
 // - A 1x1 conv on a 7 x 7 map runs over its 49 points as one dim (conv-to-mul-sum):
-//   a matmul whose blocks are 5 output channels by 2 vectors (16 points) of the 49.
+//   a matmul whose blocks are 6 output channels (the 4 left over one at a time) by 2
+//   vectors (16 points) of the 49.
 // - A 3 x 3 conv there keeps its row of 7 points (its taps share the row's broadcasts),
 //   with 1 vector.
 // - ResNet-50's last 3 x 3 conv (512 channels on a 7 x 7 map), with a 512 KiB L2: the
@@ -30,7 +31,7 @@ func.func @row_of_28_across_channels(%x: tensor<2x8x28x28xf32>, %w: tensor<16x8x
 }
 
 // CHECK-LABEL: func.func @conv1x1_on_7x7(
-// CHECK:         kernel.kernel @r_2_1_40_8_49({{.*}} schedule <{{.*}}vector 16, unroll 5,
+// CHECK:         kernel.kernel @r_2_1_40_8_49({{.*}} schedule <{{.*}}vector 16, unroll 6,
 func.func @conv1x1_on_7x7(%x: tensor<2x8x7x7xf32>, %w: tensor<40x8x1x1xf32>) -> tensor<2x40x7x7xf32> {
   %r = hl.conv2d %x, %w : tensor<2x8x7x7xf32>, tensor<40x8x1x1xf32> -> tensor<2x40x7x7xf32>
   func.return %r : tensor<2x40x7x7xf32>

@@ -217,14 +217,17 @@ def rows_last(model: KernelModel, parallel: Sequence[int], column: int) -> list[
     return [*real[:1], *units, *real[1:]]
 
 
-def block_rows(size: int, outermost: bool) -> int:
-    """BLOCK_ROWS, at most `size`; for rows of a known count (not the outermost loop,
-    which threads split) the largest count down to MIN_BLOCK_ROWS that divides it, so
-    no code is made for a remainder."""
-    rows = min(BLOCK_ROWS, size)
-    if outermost or size % rows == 0:
-        return rows
-    return next((r for r in range(rows, MIN_BLOCK_ROWS - 1, -1) if size % r == 0), rows)
+def block_rows(size: int) -> int:
+    """BLOCK_ROWS, at most `size`; the rows left over run one at a time (register_block).
+
+    A count that divides the rows (4 of 1024) made no code for a remainder, but its 8
+    accumulators were just the FMA units' latency times their number, with no slack.
+    ResNet-50 at batch 8 on two Zen 3 threads, the two rules alternated in one process:
+    its 1x1 convs with 4 rows ran 2-23% faster with 6 (the medians of ten runs of each of
+    its 11 such kernels); the whole model, warm, 527-627 -> 510-555 ms (four runs, 0-14%
+    faster); its import and first run took 1.5 s longer (8.3 -> 9.9 s, three runs each),
+    compiling the remainder rows' code."""
+    return min(BLOCK_ROWS, size)
 
 
 def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_partials: bool,
@@ -255,7 +258,7 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     elif across_channels:
         unroll = channel_rows(model.sizes[rows])
     else:
-        unroll = block_rows(model.sizes[rows], rows == order[0])
+        unroll = block_rows(model.sizes[rows])
     # a 1x1 conv's channel block keeps its two vectors of channels, with fewer points
     fewer_rows = across_channels and rows is not None and not taps_along(model, rows)
     vector, unroll = within_registers(model, vector, unroll, fewer_rows)
