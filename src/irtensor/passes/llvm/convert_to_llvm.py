@@ -22,8 +22,9 @@ The steps, each reusing xDSL where it can:
 4. The op patterns (`llvm_patterns_arith`, `_math`, `_memref`, `_vector`, and the
    cf/func ones here) rewrite every op, casting operands and results with
    `builtin.unrealized_conversion_cast` where types change.
-5. xDSL's `reconcile-unrealized-casts` removes the cast pairs; anything that is
-   not an llvm op by then is reported by name.
+5. xDSL's `reconcile-unrealized-casts` pattern, tried once on each cast in order,
+   removes the cast pairs; anything that is not an llvm op by then is reported by
+   name.
 
 Fast-math flags are off unless the arith op carries them; `fast-math=true` adds
 `contract` to float arithmetic. `noalias=true` marks pointer arguments `noalias`
@@ -57,7 +58,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
-from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
+from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
 from irtensor import ir
 from irtensor.dialects.amx import TileLoadOp
@@ -322,7 +323,8 @@ def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: b
             module.body.block.erase_op(function)
     trace.convert_module(module, [ScfSwitchToCf(), ScfIfToCf(), ScfForToCf()])
     plan = AllocPlan.of(list(module.walk()), alloca_limit)
-    trace.rewrite_module(module, FuncToLLVMFunc(noalias), apply_recursively=False)
+    trace.rewrite_each([op for op in module.ops if isinstance(op, func.FuncOp)],
+                       FuncToLLVMFunc(noalias))
     taken = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
     first = module.body.block.first_op
     if plan.uses_heap:
@@ -338,7 +340,9 @@ def convert_to_llvm(module: ModuleOp, *, kernels_only: bool = True, fast_math: b
         BranchToLLVM(), CondBranchToLLVM(), ReturnToLLVM(), CallToLLVM(),
     ]
     trace.convert_module(module, patterns)
-    reconcile_unrealized_casts(module, warn_on_failure=False)
+    trace.rewrite_each([op for op in module.walk()
+                        if isinstance(op, UnrealizedConversionCastOp)],
+                       ReconcileUnrealizedCastsPattern())
     check_llvm_only(module)
 
 
