@@ -7,9 +7,12 @@ as an `IRError` whose text is one line, `file:line:col: error: 'op' ...`.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import io
 import struct
 import sys
+from collections.abc import Iterator
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, func, llvm, math, memref, scf, vector
@@ -171,3 +174,20 @@ def to_text(op: Operation, generic: bool = False) -> str:
     stream = io.StringIO()
     Printer(stream=stream, print_generic_format=generic).print_op(op)
     return stream.getvalue() + "\n"
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while passes run (a kernel's lowering, a
+    program's pipeline): they make tens of thousands of xDSL objects, most of them kept
+    until the passes end, and each collection they set off walked them all (and every
+    other live object) and found little to free. ResNet-50's 46 kernels, lowered in one
+    process: 15.5-16.1 s with it on, 14.2-14.4 s off; its program's pipeline 0.94-1.21 s
+    on, 0.73-0.84 s off. The garbage the passes leave goes at the next collection."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

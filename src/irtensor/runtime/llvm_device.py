@@ -14,15 +14,13 @@ parallel, and drops intermediates after their last reader.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
 import os
 import statistics
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -353,22 +351,6 @@ def _lean(jit: Any) -> Any:
 CHECKED_BY_LLVM = "device-llvm"
 
 
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a kernel is lowered: the lowering makes
-    tens of thousands of xDSL objects, most of them kept until it ends, and each collection
-    it set off walked them all (and every other live object) and found little to free.
-    ResNet-50's 46 kernels, lowered in one process: 15.5-16.1 s with it on, 14.2-14.4 s
-    off. The garbage the lowering leaves goes at the next collection after it."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def lower_unit(unit: ModuleOp, lowering: settings.PipelineLike) -> str:
     """Lower a kernel's unit with the device pipeline (`device-llvm` unless one was chosen);
     the name of the kernel's function, the one `lower-kernels-to-loops` marked. Another
@@ -376,7 +358,7 @@ def lower_unit(unit: ModuleOp, lowering: settings.PipelineLike) -> str:
     from irtensor.pipeline import Instrumentation, Pipeline, run_verified_at_end
 
     steps = [lowering] if isinstance(lowering, str | ModulePass) else list(lowering)
-    with collector_paused():
+    with ir.collector_paused():
         if lowering == CHECKED_BY_LLVM and debug_level() < 1:
             Pipeline(steps, Instrumentation(verify_each=False)).run(unit)
         else:
