@@ -447,7 +447,7 @@ def test_describe_explains_each_loop() -> None:
     assert "vector 16" in lines[3]
     conv_lines = rl.describe(conv()).splitlines()
     assert conv_lines[2].startswith("d1 (64, parallel)") and "vectorize" in conv_lines[5]
-    assert "register block 6 x 56 (d1 x d4)" in conv_lines[6]
+    assert "register block 4 x 56 (d1 x d4)" in conv_lines[6]
     mm_lines = rl.describe(matmul(1024, 1024, 1024)).splitlines()
     assert "tile 512, reduction" in mm_lines[1] and "tile 256, parallel" in mm_lines[2]
     assert "register block 6 x 32 (d0 x d2)" in mm_lines[2]

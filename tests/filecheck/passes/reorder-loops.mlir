@@ -108,8 +108,7 @@ func.func @small_matmul(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>) -> tensor<
 // conv2d N=8, 64->64, 56x56, 3x3, pad 1; space (N, CO, CI, OH, OW, KH, KW).
 // OW innermost (it walks x and the output contiguously), the taps just outside
 // it, OH outside CO (a row of x is reused by every output channel); a register
-// block of 6 output channels (the 4 left over one at a time) by all 56 columns,
-// untiled.
+// block of 4 output channels (they divide 64) by all 56 columns, untiled.
 func.func @conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<8x64x56x56xf32> {
   %r = kernel.kernel @r_8_64_64_56_56_3_3(%x, %w) space [8, 64, 64, 56, 56, 3, 3] reduce [2, 5, 6] sum reads [#kernel.access<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3 + d5 - 1, d4 + d6 - 1), valid (d0, d1, d2, d3, d4, d5, d6) : (d3 + d5 - 1 >= 0, -d3 - d5 + 56 >= 0, d4 + d6 - 1 >= 0, -d4 - d6 + 56 >= 0), pad 0.0>, #kernel.access<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d5, d6)>] writes affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d3, d4)> : (tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<8x64x56x56xf32> {
   ^bb0(%a: f32, %b: f32):
@@ -119,7 +118,7 @@ func.func @conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor
   func.return %r : tensor<8x64x56x56xf32>
 }
 // CHECK-LABEL: func.func @conv(
-// CHECK:         schedule <order [0, 3, 1, 2, 5, 6, 4], tiles [0, 0, 0, 0, 0, 0, 0], vector 56, unroll 6, parallel [0]>
+// CHECK:         schedule <order [0, 3, 1, 2, 5, 6, 4], tiles [0, 0, 0, 0, 0, 0, 0], vector 56, unroll 4, parallel [0]>
 
 // Rows of 3 summed: the reduction loop is too short to vectorize, so the row
 // loop, which walks the write contiguously, is innermost and vectorized (its
@@ -245,7 +244,7 @@ func.func @hl_conv(%x: tensor<8x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> ten
   func.return %r : tensor<8x64x56x56xf32>
 }
 // PIPE-LABEL: func.func @hl_conv(
-// PIPE:         schedule <order [0, 1, 4, 2, 3, 6, 7, 5], tiles [0, 0, 0, 0, 0, 0, 0, 0], vector 56, unroll 6, parallel [0]>
+// PIPE:         schedule <order [0, 1, 4, 2, 3, 6, 7, 5], tiles [0, 0, 0, 0, 0, 0, 0, 0], vector 56, unroll 4, parallel [0]>
 
 // A batched matmul of batch 1: the size-1 batch loop comes second, after the rows the
 // threads split, and the register block's rows are still the 256 rows of M (the last

@@ -217,17 +217,24 @@ def rows_last(model: KernelModel, parallel: Sequence[int], column: int) -> list[
     return [*real[:1], *units, *real[1:]]
 
 
-def block_rows(size: int) -> int:
+def block_rows(size: int, windowed: bool = False) -> int:
     """BLOCK_ROWS, at most `size`; the rows left over run one at a time (register_block).
+    A `windowed` block (its columns read by a conv's taps) takes the largest count down
+    to MIN_BLOCK_ROWS that divides its rows instead, so that no code is made for a
+    remainder.
 
     A count that divides the rows (4 of 1024) made no code for a remainder, but its 8
     accumulators were just the FMA units' latency times their number, with no slack.
     ResNet-50 at batch 8 on two Zen 3 threads, the two rules alternated in one process:
     its 1x1 convs with 4 rows ran 2-23% faster with 6 (the medians of ten runs of each of
     its 11 such kernels); the whole model, warm, 527-627 -> 510-555 ms (four runs, 0-14%
-    faster); its import and first run took 1.5 s longer (8.3 -> 9.9 s, three runs each),
-    compiling the remainder rows' code."""
-    return min(BLOCK_ROWS, size)
+    faster). Its 3 x 3 convs on 56 x 56 maps (64 channels: 4 rows of 16 columns) ran as
+    fast either way (13.4 ms), and the bench's conv2d (the same conv) took 200 ms longer
+    to compile with the remainder (first call 308-323 -> 509-548 ms on one thread)."""
+    rows = min(BLOCK_ROWS, size)
+    if not windowed or size % rows == 0:
+        return rows
+    return next((r for r in range(rows, MIN_BLOCK_ROWS - 1, -1) if size % r == 0), rows)
 
 
 def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_partials: bool,
@@ -258,7 +265,7 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     elif across_channels:
         unroll = channel_rows(model.sizes[rows])
     else:
-        unroll = block_rows(model.sizes[rows])
+        unroll = block_rows(model.sizes[rows], taps_along(model, column))
     # a 1x1 conv's channel block keeps its two vectors of channels, with fewer points
     fewer_rows = across_channels and rows is not None and not taps_along(model, rows)
     vector, unroll = within_registers(model, vector, unroll, fewer_rows)
