@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType,
 from irtensor import ir
 from irtensor.dialects.kernel import KernelOp, ScheduleAttr
 from irtensor.interp import run
+from irtensor.passes.kernel.schedule_blocks import block_rows
 from irtensor.passes.loops.register_block import block_dims, column_widths
 from irtensor.pipeline import Pipeline
 from irtensor.runtime import llvm_device
@@ -274,6 +275,41 @@ def test_panel_packed_matmuls_on_llvm_match_numpy(m: int, k: int, n: int, column
     (got,) = llvm_device.run(module, [a, b])
     exact = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(got.astype(np.float64), exact, rtol=1e-5, atol=1e-4)
+
+
+def test_blocks_take_six_rows_and_run_the_rest_one_at_a_time() -> None:
+    """6 rows, at most the rows there are; a block whose columns a conv's taps read (and
+    that the threads do not split) keeps a count from 6 down to 4 that divides them."""
+    assert [block_rows(n) for n in (1, 4, 6, 64, 1024)] == [1, 4, 6, 6, 6]
+    assert [block_rows(n, windowed=True) for n in (64, 1024, 40, 7)] == [4, 4, 5, 6]
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(2, 3), ci=st.integers(4, 40), co=st.integers(7, 40),
+       points=st.integers(16, 70), seed=st.integers(0, 2**16))
+def test_pointwise_convs_blocked_by_the_model_match_numpy_on_llvm(
+        n: int, ci: int, co: int, points: int, seed: int) -> None:
+    """A 1x1 conv's register block, as reorder-loops chooses it (its rows the output
+    channels, inside the batch loop the threads split), is 6 output channels, not a count
+    that divides them, the rest one at a time; compiled, it computes the conv."""
+    from irtensor import Tensor
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, ci, 1, points)).astype(np.float32)
+    w = rng.standard_normal((co, ci, 1, 1)).astype(np.float32)
+    module = ir.parse(f"""func.func @main(%x: tensor<{n}x{ci}x1x{points}xf32>,
+                %k: tensor<{co}x{ci}x1x1xf32>) -> tensor<{n}x{co}x1x{points}xf32> {{
+  %c = hl.conv2d %x, %k : tensor<{n}x{ci}x1x{points}xf32>, tensor<{co}x{ci}x1x1xf32>
+      -> tensor<{n}x{co}x1x{points}xf32>
+  func.return %c : tensor<{n}x{co}x1x{points}xf32>
+}}""")
+    Pipeline("hl-to-kernel").run(module)
+    schedule = the_kernel(module).schedule
+    assert schedule is not None and schedule.unroll.data == 6
+    got = Tensor(x, device="llvm").conv2d(Tensor(w, device="llvm")).numpy()
+    exact = np.einsum("oc,ncp->nop", w[:, :, 0, 0].astype(np.float64),
+                      x[:, :, 0, :].astype(np.float64))[:, :, None, :]
+    np.testing.assert_allclose(got, exact, rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.parametrize("dtype", ["f32", "i32"])

@@ -265,7 +265,8 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     elif across_channels:
         unroll = channel_rows(model.sizes[rows])
     else:
-        unroll = block_rows(model.sizes[rows], taps_along(model, column))
+        # the outermost loop's rows are split by the threads: a remainder either way
+        unroll = block_rows(model.sizes[rows], rows != order[0] and taps_along(model, column))
     # a 1x1 conv's channel block keeps its two vectors of channels, with fewer points
     fewer_rows = across_channels and rows is not None and not taps_along(model, rows)
     vector, unroll = within_registers(model, vector, unroll, fewer_rows)
