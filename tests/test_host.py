@@ -90,7 +90,7 @@ def test_a_short_rows_block_keeps_the_row_and_takes_fewer_rows(
 
 @pytest.mark.parametrize("device", [device_param("llvm"), device_param("opencl")])
 @pytest.mark.parametrize(("width", "taps", "block"), [
-    (16, 1, (8, 5)), (32, 1, (16, 5)), (64, 1, (49, 5)),  # 1x1: 5 channels of the points
+    (16, 1, (8, 6)), (32, 1, (16, 6)), (64, 1, (49, 6)),  # 1x1: 6 channels of the points
     (32, 3, (8, 7)), (64, 3, (32, 7)),                     # 3x3: the whole row of 7
 ])
 def test_a_channel_blocks_points_and_channels_fit_the_registers(
@@ -99,8 +99,9 @@ def test_a_channel_blocks_points_and_channels_fit_the_registers(
     """A 3 x 3 conv on a 7 x 7 map is blocked across its output channels: its row of 7
     points by 2 vectors of channels where they fit (AVX-512's 32 registers), by 1 vector
     with 16 registers. A 1x1 conv is a matmul over its 49 points (conv-to-mul-sum): rows
-    of 5 channels by 2 vectors of points with 16 registers (10 accumulators), by all 49
-    (4 vectors, 20 accumulators) with AVX-512's 32."""
+    of 6 channels (the 4 left over one at a time) by 2 vectors of points with 16
+    registers (12 accumulators), by all 49 (4 vectors, 24 accumulators) with AVX-512's
+    32."""
     monkeypatch.setenv("IRTENSOR_VECTOR_BYTES", str(width))
     rng = np.random.default_rng(width + taps)
     x = rng.standard_normal((2, 8, 7, 7)).astype(np.float32)
