@@ -163,7 +163,7 @@ class Pipeline:
         recording = outer or (trace.RewriteTrace()
                               if inst.trace_rewrites or inst.pass_statistics else None)
         scope = trace.active(recording) if recording is not None else contextlib.nullcontext()
-        with scope:
+        with scope, ir.collector_paused():
             for index, pass_ in enumerate(self.passes, start=1):
                 text = self._run_pass(ctx, module, pass_, index, text, report, recording)
         report.trace = recording

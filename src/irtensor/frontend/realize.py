@@ -319,14 +319,13 @@ def run_pipeline(module: ModuleOp, pipeline: PipelineLike) -> None:
     pictured inside Context(viz=...)."""
     settings.program_lowered(module)
     passes = _as_list(pipeline)
-    with ir.collector_paused():
-        if (recording := settings.active_trace()) is not None:
-            from irtensor.passes import trace
+    if (recording := settings.active_trace()) is not None:
+        from irtensor.passes import trace
 
-            with trace.active(recording):
-                run_verified_at_end(passes, module, verify_each=debug_level() >= 1)
-        else:
+        with trace.active(recording):
             run_verified_at_end(passes, module, verify_each=debug_level() >= 1)
+    else:
+        run_verified_at_end(passes, module, verify_each=debug_level() >= 1)
 
 
 def text(outputs: Sequence[Node], stage: str, device: str = "llvm",

@@ -231,9 +231,7 @@ def rewrite_each(ops: Sequence[Operation], pattern: RewritePattern) -> None:
     module with xDSL's walker, which sweeps it again after any change, is wasted (a
     register-blocked kernel's module is thousands of ops; two such sweeps were about 6% of
     convert-to-llvm's time)."""
-    if (trace := current()) is not None:
-        pattern = TracedPattern(pattern, trace)
-    located = LocatedPattern(pattern)
+    located = _traced_and_located([pattern])
     for op in ops:
         if op.parent is not None:
             located.match_and_rewrite(op, PatternRewriter(op))
@@ -244,8 +242,15 @@ def rewrite_module(module: ModuleOp, patterns: Sequence[RewritePattern] | Rewrit
     """Apply `patterns` greedily over `module` (xDSL's walker), traced when a trace is on;
     the ops a pattern inserts take the location of the op it matched."""
     listed = [patterns] if isinstance(patterns, RewritePattern) else list(patterns)
+    walker = PatternRewriteWalker(_traced_and_located(listed),
+                                  apply_recursively=apply_recursively)
+    walker.rewrite_module(module)
+
+
+def _traced_and_located(patterns: Sequence[RewritePattern]) -> RewritePattern:
+    """`patterns` as one pattern: each traced when a trace is on, the ops they insert
+    located at the op they matched."""
+    listed = list(patterns)
     if (trace := current()) is not None:
         listed = [TracedPattern(p, trace) for p in listed]
-    pattern = listed[0] if len(listed) == 1 else DispatchingApplier(listed)
-    walker = PatternRewriteWalker(LocatedPattern(pattern), apply_recursively=apply_recursively)
-    walker.rewrite_module(module)
+    return LocatedPattern(listed[0] if len(listed) == 1 else DispatchingApplier(listed))

@@ -358,11 +358,10 @@ def lower_unit(unit: ModuleOp, lowering: settings.PipelineLike) -> str:
     from irtensor.pipeline import Instrumentation, Pipeline, run_verified_at_end
 
     steps = [lowering] if isinstance(lowering, str | ModulePass) else list(lowering)
-    with ir.collector_paused():
-        if lowering == CHECKED_BY_LLVM and debug_level() < 1:
-            Pipeline(steps, Instrumentation(verify_each=False)).run(unit)
-        else:
-            run_verified_at_end(steps, unit, verify_each=debug_level() >= 1)
+    if lowering == CHECKED_BY_LLVM and debug_level() < 1:
+        Pipeline(steps, Instrumentation(verify_each=False)).run(unit)
+    else:
+        run_verified_at_end(steps, unit, verify_each=debug_level() >= 1)
     names = [f.sym_name.data for f in unit.walk() if isinstance(f, func.FuncOp | llvm.FuncOp)
              and "irtensor.kernel" in f.attributes]
     if len(names) != 1:
