@@ -112,6 +112,7 @@ def numpy_conv(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarra
     (1, 64, 64, 7, 3, 1, 1, np.float32),     # ResNet's last stage, smaller
     (2, 32, 40, 5, 3, 1, 1, np.float32),     # 40 channels: blocks of 32, 8
     (1, 3, 64, 30, 7, 2, 3, np.float32),     # the stem: stride 2, wide rows
+    (2, 16, 32, 28, 3, 2, 1, np.float32),    # stride 2 on 14 x 14 outputs: rows of 7
     (1, 520, 32, 9, 1, 1, 0, np.float32),    # ci 520: the reduction tiled by 512
     (1, 16, 24, 5, 3, 1, 1, np.float64),     # f64: 8 lanes, blocks of 16, 8
 ])

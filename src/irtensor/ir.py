@@ -179,11 +179,12 @@ def to_text(op: Operation, generic: bool = False) -> str:
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off while passes run (`Pipeline.run`: a kernel's
-    lowering, a program's pipeline, a user's): they make tens of thousands of xDSL objects, most of them kept
-    until the passes end, and each collection they set off walked them all (and every
-    other live object) and found little to free. ResNet-50's 46 kernels, lowered in one
-    process: 15.5-16.1 s with it on, 14.2-14.4 s off; its program's pipeline 0.94-1.21 s
-    on, 0.73-0.84 s off. The garbage the passes leave goes at the next collection."""
+    lowering, a program's pipeline, a user's): they make tens of thousands of xDSL
+    objects, most of them kept until the passes end, and each collection they set off
+    walked them all (and every other live object) and found little to free. ResNet-50's
+    46 kernels, lowered in one process: 15.5-16.1 s with it on, 14.2-14.4 s off; its
+    program's pipeline 0.94-1.21 s on, 0.73-0.84 s off. The garbage the passes leave goes
+    at the next collection."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

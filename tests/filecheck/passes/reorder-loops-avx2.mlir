@@ -10,6 +10,10 @@
 //   vectors (16 points) of the 49.
 // - A 3 x 3 conv there keeps its row of 7 points (its taps share the row's broadcasts),
 //   with 1 vector.
+// - So does a stride-2 3 x 3 conv on a 14 x 14 output: its point p reads 2p to 2p + 2,
+//   and the windows of neighbouring points overlap (7 points, 1 vector).
+// - A stride-2 7 x 7 conv on rows of 112 points (ResNet's stem) would have 8 points of
+//   one vector: it takes 6 points of 2 vectors instead (the 4 left over one at a time).
 // - ResNet-50's last 3 x 3 conv (512 channels on a 7 x 7 map), with a 512 KiB L2: the
 //   reduction is tiled by 256 channels (`reduction_tile`) and the output channels by 16
 //   (`channel_tile`): 256 x 9 taps x 16 channels of f32 is 288 KiB, the most blocks of 8
@@ -49,4 +53,18 @@ func.func @conv3x3_on_7x7(%x: tensor<2x8x7x7xf32>, %w: tensor<40x8x3x3xf32>) -> 
 func.func @resnet_conv3x3_on_7x7(%x: tensor<8x512x7x7xf32>, %w: tensor<512x512x3x3xf32>) -> tensor<8x512x7x7xf32> {
   %r = hl.conv2d %x, %w padding [1, 1, 1, 1] : tensor<8x512x7x7xf32>, tensor<512x512x3x3xf32> -> tensor<8x512x7x7xf32>
   func.return %r : tensor<8x512x7x7xf32>
+}
+
+// CHECK-LABEL: func.func @conv3x3_stride2_on_14x14(
+// CHECK:         kernel.kernel @r_2_1_32_8_14_14_3_3({{.*}} schedule <order [0, 1, 4, 5, 3, 6, 7, 2], {{.*}}vector 8, unroll 7,
+func.func @conv3x3_stride2_on_14x14(%x: tensor<2x8x28x28xf32>, %w: tensor<32x8x3x3xf32>) -> tensor<2x32x14x14xf32> {
+  %r = hl.conv2d %x, %w strides [2, 2] padding [1, 1, 1, 1] : tensor<2x8x28x28xf32>, tensor<32x8x3x3xf32> -> tensor<2x32x14x14xf32>
+  func.return %r : tensor<2x32x14x14xf32>
+}
+
+// CHECK-LABEL: func.func @stem_conv7x7_stride2(
+// CHECK:         kernel.kernel @r_1_1_64_3_112_112_7_7({{.*}} schedule <order [4, 0, 1, 5, 3, 6, 7, 2], {{.*}}vector 16, unroll 6,
+func.func @stem_conv7x7_stride2(%x: tensor<1x3x224x224xf32>, %w: tensor<64x3x7x7xf32>) -> tensor<1x64x112x112xf32> {
+  %r = hl.conv2d %x, %w strides [2, 2] padding [3, 3, 3, 3] : tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32> -> tensor<1x64x112x112xf32>
+  func.return %r : tensor<1x64x112x112xf32>
 }

@@ -109,14 +109,21 @@ def channel_column(model: KernelModel) -> int | None:
 
 
 def taps_along(model: KernelModel, row: int) -> bool:
-    """Whether a body read steps along `row` as a reduction does: a conv's window, whose
-    taps read the row's points shifted."""
+    """Whether a body read's window slides along `row`: a conv's taps read the row's
+    points shifted, and the windows of neighbouring points overlap (a step along the
+    row that is a whole number of taps, less than the window: a 3 x 3 conv's step of
+    one tap, or of two with stride 2, whose point p reads 2p to 2p + 2)."""
     for a in model.reads[: model.n_body_reads]:
-        step = a.strides[row]
-        if step != 0 and any(a.strides[r] == step and model.sizes[r] > 1
-                             for r in model.reductions):
+        step = abs(a.strides[row])
+        if step and any(windowed_by(abs(a.strides[r]), model.sizes[r], step)
+                        for r in model.reductions):
             return True
     return False
+
+
+def windowed_by(tap: int, taps: int, step: int) -> bool:
+    """Whether `taps` taps `tap` elements apart, moved by `step`, overlap where they were."""
+    return taps > 1 and tap > 0 and step % tap == 0 and step < tap * taps
 
 
 def write_lanes(model: KernelModel) -> int:
@@ -267,8 +274,10 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     else:
         # the outermost loop's rows are split by the threads: a remainder either way
         unroll = block_rows(model.sizes[rows], rows != order[0] and taps_along(model, column))
-    # a 1x1 conv's channel block keeps its two vectors of channels, with fewer points
-    fewer_rows = across_channels and rows is not None and not taps_along(model, rows)
+    # a 1x1 conv's channel block keeps its two vectors of channels, with fewer points;
+    # a window's keeps a row of up to 7 points, with one vector (`within_registers`)
+    fewer_rows = across_channels and rows is not None and not (
+        taps_along(model, rows) and unroll < 8)
     vector, unroll = within_registers(model, vector, unroll, fewer_rows)
     if vector * unroll < 2:
         return None
@@ -320,7 +329,12 @@ def within_registers(model: KernelModel, vector: int, unroll: int, fewer_rows: b
     block) any block does so: 6 points of 2 AVX2 vectors, not 7 of 1, ran ResNet's 1x1
     convs on 7 x 7 and 14 x 14 maps at batch 8 10-25% faster on one Zen 1 core (three
     runs each); a 3 x 3 conv's block keeps its whole row of 7 points (its taps share
-    the row's broadcasts), halved to 1 vector (22.6 GFLOP/s against 17.9 with 6 x 2)."""
+    the row's broadcasts), halved to 1 vector (22.6 GFLOP/s against 17.9 with 6 x 2). So
+    does a stride-2 one's (ResNet-50's at batch 8 on two Zen 3 threads, each schedule's
+    best of eight alternated calls: on 28 x 28 outputs 22.4 -> 17.1 ms, 14 x 14 16.5 ->
+    14.0, 7 x 7 18.0 -> 15.4). A window's block of 8 points (its stem, 7 x 7 taps on rows
+    of 112) takes fewer rows after all: 8 points of one vector took 21.6 ms, 6 of two
+    12.7."""
     width = host.vector_bytes()
     lanes = width // (model.accumulator_bytes or model.write.item_bytes)
     registers = int(host.vector_registers() * ACCUMULATOR_SHARE)
