@@ -6,14 +6,14 @@
 // - With 16 output channels, a 28-wide row (shorter than 4 vectors, ending in a part of
 //   one) is blocked across the channels instead: 7 points of the row by 8 channels.
 // - A 1x1 conv on a 7 x 7 map runs over its 49 points as one dim (conv-to-mul-sum):
-//   a matmul whose blocks are 6 output channels (the 4 left over one at a time) by 2
+//   a matmul whose blocks are 6 output channels (the 4 left over one block) by 2
 //   vectors (16 points) of the 49.
 // - A 3 x 3 conv there keeps its row of 7 points (its taps share the row's broadcasts),
 //   with 1 vector.
 // - So does a stride-2 3 x 3 conv on a 14 x 14 output: its point p reads 2p to 2p + 2,
 //   and the windows of neighbouring points overlap (7 points, 1 vector).
 // - A stride-2 7 x 7 conv on rows of 112 points (ResNet's stem) would have 8 points of
-//   one vector: it takes 6 points of 2 vectors instead (the 4 left over one at a time).
+//   one vector: it takes 6 points of 2 vectors instead (the 4 left over a block of 4).
 // - ResNet-50's last 3 x 3 conv (512 channels on a 7 x 7 map), with a 512 KiB L2: the
 //   reduction is tiled by 256 channels (`reduction_tile`) and the output channels by 16
 //   (`channel_tile`): 256 x 9 taps x 16 channels of f32 is 288 KiB, the most blocks of 8

@@ -225,10 +225,10 @@ def rows_last(model: KernelModel, parallel: Sequence[int], column: int) -> list[
 
 
 def block_rows(size: int, windowed: bool = False) -> int:
-    """BLOCK_ROWS, at most `size`; the rows left over run one at a time (register_block).
-    A `windowed` block (its columns read by a conv's taps) takes the largest count down
-    to MIN_BLOCK_ROWS that divides its rows instead, so that no code is made for a
-    remainder.
+    """BLOCK_ROWS, at most `size`; the rows left over are one block (register_block's
+    `row_widths`). A `windowed` block (its columns read by a conv's taps) takes the
+    largest count down to MIN_BLOCK_ROWS that divides its rows instead, so that no code
+    is made for a remainder.
 
     A count that divides the rows (4 of 1024) made no code for a remainder, but its 8
     accumulators were just the FMA units' latency times their number, with no slack.
