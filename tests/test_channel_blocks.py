@@ -181,7 +181,7 @@ def test_a_channel_blocks_tile_holds_its_weight_slice_in_half_the_l2(
     schedule = conv_kernel(module).schedule
     assert schedule is not None
     values = schedule.values()
-    assert values["vector"] == 8 and values["tiles"][2] == want, schedule
+    assert values["vector"] == 16 and values["tiles"][2] == want, schedule
 
 
 def pack_fills(loops: object) -> list[list[str]]:

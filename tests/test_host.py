@@ -63,7 +63,7 @@ def test_each_width_splits_a_row_sum_into_its_lanes(
 @pytest.mark.parametrize("device", [device_param("llvm"), device_param("opencl")])
 @pytest.mark.parametrize(("width", "co", "block"), [
     (16, 16, (8, 4)), (32, 8, (28, 3)), (64, 16, (28, 4)),
-    (32, 16, (8, 7)),  # across 16 channels: 7 points of the row by 8 channels
+    (32, 16, (16, 5)),  # across 16 channels: 5 points of the row (and 3) by 16 channels
 ])
 def test_a_short_rows_block_keeps_the_row_and_takes_fewer_rows(
         monkeypatch: pytest.MonkeyPatch, width: int, co: int, block: tuple[int, int],
@@ -91,15 +91,16 @@ def test_a_short_rows_block_keeps_the_row_and_takes_fewer_rows(
 @pytest.mark.parametrize("device", [device_param("llvm"), device_param("opencl")])
 @pytest.mark.parametrize(("width", "taps", "block"), [
     (16, 1, (8, 6)), (32, 1, (16, 6)), (64, 1, (49, 6)),  # 1x1: 6 channels of the points
-    (32, 3, (8, 7)), (64, 3, (32, 7)),                     # 3x3: the whole row of 7
+    (32, 3, (16, 4)), (64, 3, (32, 7)),                    # 3x3: 4 + 3 points, all 7
 ])
 def test_a_channel_blocks_points_and_channels_fit_the_registers(
         monkeypatch: pytest.MonkeyPatch, width: int, taps: int, block: tuple[int, int],
         device: str) -> None:
-    """A 3 x 3 conv on a 7 x 7 map is blocked across its output channels: its row of 7
-    points by 2 vectors of channels where they fit (AVX-512's 32 registers), by 1 vector
-    with 16 registers. A 1x1 conv is a matmul over its 49 points (conv-to-mul-sum): rows
-    of 6 channels (the 4 left over one at a time) by 2 vectors of points with 16
+    """A 3 x 3 conv on a 7 x 7 map is blocked across its output channels: 2 vectors of
+    channels by its row of 7 points where they fit (AVX-512's 32 registers); with 16
+    registers, by at most the 5 points that leave 6 registers for the weight's vectors
+    and the row's broadcasts, as evenly as such blocks cover the row (4 and 3). A 1x1 conv is a matmul over its 49 points (conv-to-mul-sum): rows
+    of 6 channels (the 4 left over one block) by 2 vectors of points with 16
     registers (12 accumulators), by all 49 (4 vectors, 24 accumulators) with AVX-512's
     32."""
     monkeypatch.setenv("IRTENSOR_VECTOR_BYTES", str(width))

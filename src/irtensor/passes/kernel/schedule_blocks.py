@@ -54,6 +54,9 @@ COLUMN_TILE = 256
 # The most of the vector registers a block's accumulators take: the rest hold the row's
 # broadcasts and the column vectors (BLIS's 6 x 64 bf16 block: 24 of 32 on AVX-512).
 ACCUMULATOR_SHARE = 3 / 4
+# Vector registers a window's channel block leaves for its weight's vectors and the
+# broadcasts of its row's points (`window_block`).
+WINDOW_SPARE = 6
 
 
 def channel_column(model: KernelModel) -> int | None:
@@ -274,11 +277,14 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     else:
         # the outermost loop's rows are split by the threads: a remainder either way
         unroll = block_rows(model.sizes[rows], rows != order[0] and taps_along(model, column))
-    # a 1x1 conv's channel block keeps its two vectors of channels, with fewer points;
-    # a window's keeps a row of up to 7 points, with one vector (`within_registers`)
-    fewer_rows = across_channels and rows is not None and not (
-        taps_along(model, rows) and unroll < 8)
-    vector, unroll = within_registers(model, vector, unroll, fewer_rows)
+    windowed = across_channels and rows is not None and taps_along(model, rows) \
+        and unroll < 8
+    if windowed and (block := window_block(model, vector, unroll, model.sizes[rows])):
+        vector, unroll = block
+    else:
+        # a 1x1 conv's channel block keeps its two vectors of channels, with fewer points
+        fewer_rows = across_channels and rows is not None and not windowed
+        vector, unroll = within_registers(model, vector, unroll, fewer_rows)
     if vector * unroll < 2:
         return None
     tiles = [0] * len(model.sizes)
@@ -315,6 +321,29 @@ def reduction_tile(item_bytes: int) -> int:
     return tile
 
 
+def window_block(model: KernelModel, vector: int, unroll: int, size: int
+                 ) -> tuple[int, int] | None:
+    """(vector, unroll) of a channel block whose points a window's taps read (a 3 x 3
+    conv's short output rows): its `vector` channels and at most `unroll` points, fewer
+    where the accumulators would leave under WINDOW_SPARE vector registers for the
+    weight's vectors and the row's broadcasts, as even as blocks of at most that many
+    make the row (14 points: 5, 5 and 4); None where two points would not fit.
+
+    With AVX2's 16 registers that is 5 points of 2 vectors. ResNet-50's 3 x 3 convs at
+    batch 8 on two Zen 3 threads, each schedule's best of eight alternated calls, against
+    7 points of one vector (7 accumulators, fewer than the FMA units' latency times their
+    number): on 28 x 28 outputs 11.9 -> 10.3 ms, 14 x 14 12.4 -> 10.7, 7 x 7 (4 and 3
+    points) 14.0 -> 12.7; stride 2 13.3 -> 12.2, 13.9 -> 12.6, 15.0 -> 13.6. 6 points
+    of 2 vectors left too few registers, and spilled (24-25 ms)."""
+    lanes = host.vector_bytes() // (model.accumulator_bytes or model.write.item_bytes)
+    vectors = -(-vector // lanes)
+    most = min(unroll, (host.vector_registers() - WINDOW_SPARE) // vectors)
+    if most < 2:
+        return None
+    blocks = -(-size // most)
+    return vector, -(-size // blocks)
+
+
 def within_registers(model: KernelModel, vector: int, unroll: int, fewer_rows: bool = False
                      ) -> tuple[int, int]:
     """(vector, unroll) whose accumulators (`unroll` rows of vectors of the accumulator's
@@ -328,13 +357,11 @@ def within_registers(model: KernelModel, vector: int, unroll: int, fewer_rows: b
     rows of 28 (3 x 3: 22.8 against 28.2). With `fewer_rows` (a 1x1 conv's channel
     block) any block does so: 6 points of 2 AVX2 vectors, not 7 of 1, ran ResNet's 1x1
     convs on 7 x 7 and 14 x 14 maps at batch 8 10-25% faster on one Zen 1 core (three
-    runs each); a 3 x 3 conv's block keeps its whole row of 7 points (its taps share
-    the row's broadcasts), halved to 1 vector (22.6 GFLOP/s against 17.9 with 6 x 2). So
-    does a stride-2 one's (ResNet-50's at batch 8 on two Zen 3 threads, each schedule's
-    best of eight alternated calls: on 28 x 28 outputs 22.4 -> 17.1 ms, 14 x 14 16.5 ->
-    14.0, 7 x 7 18.0 -> 15.4). A window's block of 8 points (its stem, 7 x 7 taps on rows
-    of 112) takes fewer rows after all: 8 points of one vector took 21.6 ms, 6 of two
-    12.7."""
+    runs each). A 3 x 3 conv's block (its taps share the row's broadcasts) takes
+    `window_block`'s rows, and comes here only where two rows would not fit: it keeps its
+    whole row of up to 7 points, halved to 1 vector. A window's block of 8 points (ResNet's
+    stem, 7 x 7 taps on rows of 112) takes fewer rows: 8 points of one vector took 21.6
+    ms, 6 of two 12.7."""
     width = host.vector_bytes()
     lanes = width // (model.accumulator_bytes or model.write.item_bytes)
     registers = int(host.vector_registers() * ACCUMULATOR_SHARE)
