@@ -277,13 +277,15 @@ def choose_block(kernel: KernelOp | KernelModel, order: Sequence[int], keeps_par
     else:
         # the outermost loop's rows are split by the threads: a remainder either way
         unroll = block_rows(model.sizes[rows], rows != order[0] and taps_along(model, column))
-    windowed = across_channels and rows is not None and taps_along(model, rows) \
-        and unroll < 8
-    if windowed and (block := window_block(model, vector, unroll, model.sizes[rows])):
+    windowed = across_channels and rows is not None and taps_along(model, rows)
+    if windowed and unroll < 8 and (
+            block := window_block(model, vector, unroll, model.sizes[rows])):
         vector, unroll = block
     else:
-        # a 1x1 conv's channel block keeps its two vectors of channels, with fewer points
-        fewer_rows = across_channels and rows is not None and not windowed
+        # a 1x1 conv's channel block keeps its two vectors of channels, with fewer points;
+        # so does a window's of 8 points that halving would leave one vector (the stem)
+        fewer_rows = across_channels and rows is not None and (
+            not windowed or accumulator_vectors(model, vector) <= 2)
         vector, unroll = within_registers(model, vector, unroll, fewer_rows)
     if vector * unroll < 2:
         return None
@@ -321,6 +323,12 @@ def reduction_tile(item_bytes: int) -> int:
     return tile
 
 
+def accumulator_vectors(model: KernelModel, vector: int) -> int:
+    """Vector registers one row of `vector` columns accumulates in (a bf16 block's in f32)."""
+    return -(-vector // (host.vector_bytes() // (model.accumulator_bytes
+                                                 or model.write.item_bytes)))
+
+
 def window_block(model: KernelModel, vector: int, unroll: int, size: int
                  ) -> tuple[int, int] | None:
     """(vector, unroll) of a channel block whose points a window's taps read (a 3 x 3
@@ -335,9 +343,8 @@ def window_block(model: KernelModel, vector: int, unroll: int, size: int
     number): on 28 x 28 outputs 11.9 -> 10.3 ms, 14 x 14 12.4 -> 10.7, 7 x 7 (4 and 3
     points) 14.0 -> 12.7; stride 2 13.3 -> 12.2, 13.9 -> 12.6, 15.0 -> 13.6. 6 points
     of 2 vectors left too few registers, and spilled (24-25 ms)."""
-    lanes = host.vector_bytes() // (model.accumulator_bytes or model.write.item_bytes)
-    vectors = -(-vector // lanes)
-    most = min(unroll, (host.vector_registers() - WINDOW_SPARE) // vectors)
+    most = min(unroll, (host.vector_registers() - WINDOW_SPARE)
+               // accumulator_vectors(model, vector))
     if most < 2:
         return None
     blocks = -(-size // most)
