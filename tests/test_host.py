@@ -99,10 +99,10 @@ def test_a_channel_blocks_points_and_channels_fit_the_registers(
     """A 3 x 3 conv on a 7 x 7 map is blocked across its output channels: 2 vectors of
     channels by its row of 7 points where they fit (AVX-512's 32 registers); with 16
     registers, by at most the 5 points that leave 6 registers for the weight's vectors
-    and the row's broadcasts, as evenly as such blocks cover the row (4 and 3). A 1x1 conv is a matmul over its 49 points (conv-to-mul-sum): rows
-    of 6 channels (the 4 left over one block) by 2 vectors of points with 16
-    registers (12 accumulators), by all 49 (4 vectors, 24 accumulators) with AVX-512's
-    32."""
+    and the row's broadcasts, as evenly as such blocks cover the row (4 and 3). A 1x1
+    conv is a matmul over its 49 points (conv-to-mul-sum): rows of 6 channels (the 4 left
+    over one block) by 2 vectors of points with 16 registers (12 accumulators), by all 49
+    (4 vectors, 24 accumulators) with AVX-512's 32."""
     monkeypatch.setenv("IRTENSOR_VECTOR_BYTES", str(width))
     rng = np.random.default_rng(width + taps)
     x = rng.standard_normal((2, 8, 7, 7)).astype(np.float32)
