@@ -364,11 +364,12 @@ def within_registers(model: KernelModel, vector: int, unroll: int, fewer_rows: b
     rows of 28 (3 x 3: 22.8 against 28.2). With `fewer_rows` (a 1x1 conv's channel
     block) any block does so: 6 points of 2 AVX2 vectors, not 7 of 1, ran ResNet's 1x1
     convs on 7 x 7 and 14 x 14 maps at batch 8 10-25% faster on one Zen 1 core (three
-    runs each). A 3 x 3 conv's block (its taps share the row's broadcasts) takes
-    `window_block`'s rows, and comes here only where two rows would not fit: it keeps its
-    whole row of up to 7 points, halved to 1 vector. A window's block of 8 points (ResNet's
-    stem, 7 x 7 taps on rows of 112) takes fewer rows: 8 points of one vector took 21.6
-    ms, 6 of two 12.7."""
+    runs each). A 3 x 3 conv's block of up to 7 points (its taps share the row's
+    broadcasts) takes `window_block`'s rows, and comes here only where two rows would not
+    fit: it keeps its row, halved to 1 vector. A window's block of 8 points is halved too
+    where that leaves two vectors or more, and takes fewer rows where it would leave one
+    (ResNet's stem with AVX2, 7 x 7 taps on rows of 112: 8 points of one vector took
+    21.6 ms, 6 of two 12.7)."""
     width = host.vector_bytes()
     lanes = width // (model.accumulator_bytes or model.write.item_bytes)
     registers = int(host.vector_registers() * ACCUMULATOR_SHARE)
