@@ -323,10 +323,14 @@ def reduction_tile(item_bytes: int) -> int:
     return tile
 
 
+def accumulator_lanes(model: KernelModel) -> int:
+    """Lanes of one vector register of the block's accumulators (a bf16 block's are f32)."""
+    return host.vector_bytes() // (model.accumulator_bytes or model.write.item_bytes)
+
+
 def accumulator_vectors(model: KernelModel, vector: int) -> int:
-    """Vector registers one row of `vector` columns accumulates in (a bf16 block's in f32)."""
-    return -(-vector // (host.vector_bytes() // (model.accumulator_bytes
-                                                 or model.write.item_bytes)))
+    """Vector registers one row of `vector` columns accumulates in."""
+    return -(-vector // accumulator_lanes(model))
 
 
 def window_block(model: KernelModel, vector: int, unroll: int, size: int
@@ -370,14 +374,13 @@ def within_registers(model: KernelModel, vector: int, unroll: int, fewer_rows: b
     where that leaves two vectors or more, and takes fewer rows where it would leave one
     (ResNet's stem with AVX2, 7 x 7 taps on rows of 112: 8 points of one vector took
     21.6 ms, 6 of two 12.7)."""
-    width = host.vector_bytes()
-    lanes = width // (model.accumulator_bytes or model.write.item_bytes)
+    lanes = accumulator_lanes(model)
     registers = int(host.vector_registers() * ACCUMULATOR_SHARE)
-    vectors = -(-vector // lanes)
+    vectors = accumulator_vectors(model, vector)
     if (vector % lanes or fewer_rows) and unroll * vectors > registers \
             and registers // vectors >= 2:
         return vector, registers // vectors
-    while vector > lanes and unroll * -(-vector // lanes) > registers:
+    while vector > lanes and unroll * accumulator_vectors(model, vector) > registers:
         vector //= 2
     return vector, unroll
 
