@@ -253,3 +253,59 @@ def test_a_window_is_padded_only_where_its_mask_is_the_bounds(
     inputs = [random_input(rng, a.type) for a in module.ops.first.body.block.args]
     after = assert_preserves_semantics("pack-operands", module, inputs, rtol=1e-5, atol=1e-5)
     assert len(pads(after)) == (shifts == [0, 0, 0, 0])
+
+
+@st.composite
+def strided_pointwise_convs(draw: st.DrawFn) -> Program:
+    """A 1x1 conv with a stride of 2 or 3 (ResNet's downsampling shortcut), on an input
+    that may be computed first (a relu), with 4 to 40 output channels and a bias."""
+    n, ci, co = draw(st.integers(1, 2)), draw(st.integers(1, 5)), draw(st.integers(4, 40))
+    h, w, stride = draw(st.integers(1, 9)), draw(st.integers(1, 9)), draw(st.integers(2, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    x = rng.standard_normal((n, ci, h, w)).astype(np.float32)
+    weight = rng.standard_normal((co, ci, 1, 1)).astype(np.float32)
+    bias = rng.standard_normal(co).astype(np.float32)
+    source = Tensor(x).relu() if draw(st.booleans()) else Tensor(x)
+    out = source.conv2d(Tensor(weight), Tensor(bias), stride=stride)
+    return Program(ir.parse(out.ir()), [x, weight, bias])
+
+
+def denses(module: ModuleOp) -> list[kernel.KernelOp]:
+    return [k for k in kernels(module) if k.sym_name.data.startswith("dense_")]
+
+
+@given(strided_pointwise_convs())
+def test_a_dense_copy_of_strided_points_keeps_the_result(program: Program) -> None:
+    fused = program.module.clone()
+    Pipeline(HL_TO_KERNEL).run(fused)
+    after = assert_preserves_semantics("pack-operands", fused, program.inputs,
+                                       rtol=1e-5, atol=1e-5)
+    assert_reads_in_bounds(after)
+    for copy in denses(after):
+        [user] = [k for k in kernels(after) if copy.res in k.inputs]
+        access = user.accesses[list(user.inputs).index(copy.res)]
+        assert access.affine_map.is_projected_permutation and not access.is_masked
+    Pipeline("cse,reorder-loops").run(after)
+    after.verify()
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+@pytest.mark.parametrize(("shape", "stride", "copied"), [
+    ((2, 24, 14, 14, 64), 2, True),  # ResNet's shortcut, smaller: a 7 x 7 output
+    ((1, 8, 9, 11, 32), 3, True),    # a stride of 3, a ragged map
+    ((1, 8, 10, 10, 4), 2, False),   # 4 output channels: each point read 4 times
+])
+def test_strided_pointwise_convs_match_numpy(device: str, shape: tuple[int, ...], stride: int,
+                                            copied: bool) -> None:
+    n, ci, h, w, co = shape
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((n, ci, h, w)).astype(np.float32)
+    weight = rng.standard_normal((co, ci, 1, 1)).astype(np.float32)
+    out = Tensor(x, device=device).conv2d(Tensor(weight, device=device), stride=stride)
+    kernels_run = [k.kernel for k in out.schedule()]
+    assert any(k.sym_name.data.startswith("dense_") for k in kernels_run) == copied
+    if copied:  # the conv then reads its points with stride 1, blocked along them
+        [conv] = [k for k in kernels_run if k.reduction_dims]
+        assert conv.schedule is not None and conv.schedule.order_dims[-1] == len(conv.sizes) - 1
+    np.testing.assert_allclose(out.numpy(), conv2d_reference(x, weight, stride, 0),
+                               rtol=2e-5, atol=2e-5)

@@ -40,6 +40,12 @@ from irtensor.dialects.kernel import AccessAttr, KernelOp, YieldOp, identity_acc
 from irtensor.passes.kernel.cost_model import KernelModel, model_of
 from irtensor.passes.kernel.padding import PaddedRead, pad_read, padded_access, plan_pads
 from irtensor.passes.kernel.schedule_blocks import channel_column
+from irtensor.passes.kernel.strided_reads import (
+    DenseCopy,
+    copy_read,
+    dense_read,
+    plan_dense_copies,
+)
 from irtensor.passes.registry import register_pass
 
 
@@ -157,6 +163,14 @@ def apply_pad(kernel: KernelOp, plan: PaddedRead) -> KernelOp:
     return read_copy(kernel, plan.index, copy, padded_access(access, plan, kernel.sizes))
 
 
+def apply_dense_copy(kernel: KernelOp, plan: DenseCopy) -> KernelOp:
+    """Insert the dense copy of a strided operand before `kernel` and read it there."""
+    access = kernel.accesses[plan.index]
+    shape = [kernel.sizes[d] for d in plan.dims]
+    copy = copy_kernel("dense", kernel.inputs[plan.index], copy_read(access, plan.dims), shape)
+    return read_copy(kernel, plan.index, copy, dense_read(access, plan.dims))
+
+
 @dataclass(frozen=True)
 class PackOperands(ModulePass):
     """pack-operands: copy a contraction's operand that its columns read with a stride
@@ -166,11 +180,15 @@ class PackOperands(ModulePass):
     element (the parallel points it is reused across); 0 turns the pass off.
     `pad-windows`: read a channel-blocked conv's padded input windows through a copy
     with the pad values in its border (`padding.plan_pads`), not through masks.
+    `dense-strided`: read an operand that the columns read with a stride, outside any
+    window (a stride-2 1x1 conv's input), through a dense copy of the points it reads
+    (`strided_reads.plan_dense_copies`), where it is reused as often as `min-reuse`.
     """
 
     name = "pack-operands"
     min_reuse: int = 8
     pad_windows: bool = True
+    dense_strided: bool = True
 
     def __post_init__(self) -> None:
         if self.min_reuse < 0:
@@ -180,7 +198,13 @@ class PackOperands(ModulePass):
         if self.min_reuse == 0:
             return
         for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
-            model = model_of(kernel)  # before the copies change the kernel's reads
+            model = model_of(kernel)
+            dense = plan_dense_copies(kernel, model, self.min_reuse) if self.dense_strided else []
+            if dense:
+                for plan in dense:
+                    apply_dense_copy(kernel, plan)
+                model = model_of(kernel)
+            # the model is taken before the copies below change the kernel's reads
             pads = plan_pads(kernel, model) if self.pad_windows else []
             for pack in plan_packs(kernel, self.min_reuse, model):
                 apply_pack(kernel, pack)
@@ -190,5 +214,5 @@ class PackOperands(ModulePass):
 
 register_pass(PackOperands)
 
-__all__ = ["Pack", "PackOperands", "apply_pack", "apply_pad", "copy_kernel", "pack_kernel",
-           "plan_packs", "read_copy"]
+__all__ = ["Pack", "PackOperands", "apply_dense_copy", "apply_pack", "apply_pad", "copy_kernel",
+           "pack_kernel", "plan_packs", "read_copy"]
