@@ -7,7 +7,7 @@
 // too little, min-reuse=0 and dense-strided=false leave the read as it is.
 // RUN: irtensor-opt %s -p pack-operands | filecheck %s
 // RUN: irtensor-opt %s -p 'pack-operands{min-reuse=0}' | filecheck %s --check-prefix=OFF
-// RUN: irtensor-opt %s -p 'pack-operands{dense-strided=false}' | filecheck %s --check-prefix=OFF
+// RUN: irtensor-opt %s -p 'pack-operands{dense-strided=false}' | filecheck %s --check-prefix=KEEP
 // RUN: irtensor-opt %s -p 'pack-operands,reorder-loops' | filecheck %s --check-prefix=SCHED
 
 // CHECK-LABEL: func.func @strided_pointwise(
@@ -23,6 +23,12 @@
 // OFF-LABEL:   func.func @strided_pointwise(
 // OFF-NOT:       dense_
 // OFF:           kernel.kernel @r_2_1_32_8_16(%x, %w)
+// Without the copy the conv keeps its strided read and is blocked across its channels,
+// reading its weight through a channels-last pack.
+// KEEP-LABEL:  func.func @strided_pointwise(
+// KEEP-NOT:      dense_
+// KEEP:          %[[P:.*]] = kernel.kernel @pack_8_1_1_32(%w)
+// KEEP:          kernel.kernel @r_2_1_32_8_16(%x, %[[P]])
 // SCHED-LABEL: func.func @strided_pointwise(
 // SCHED:         kernel.kernel @r_2_1_32_8_16({{.*}}) {{.*}} schedule <order [0, 1, 2, 3, 4], {{.*}}vector 16, unroll 6
 func.func @strided_pointwise(%x: tensor<2x8x8x8xf32>, %w: tensor<32x8x1x1xf32>) -> tensor<2x32x4x4xf32> {
