@@ -82,3 +82,18 @@ func.func @masked(%x: tensor<1x8x9x11xf32>, %w: tensor<32x8x1x1xf32>) -> tensor<
   }
   func.return %y : tensor<1x32x3x4xf32>
 }
+
+// An index that mixes the column j with the parallel row i, (i + j) * 2, reads each
+// element at many points: its copy (8 x 16 x 16) would be more than twice the operand
+// (16 x 48), so the read stays as it is.
+// CHECK-LABEL: func.func @growth(
+// CHECK-NOT:     dense_
+// CHECK:         kernel.kernel @r_8_8_16_16(%x, %w)
+func.func @growth(%x: tensor<16x48xf32>, %w: tensor<8x16xf32>) -> tensor<8x8x16xf32> {
+  %y = kernel.kernel @r_8_8_16_16(%x, %w) space [8, 8, 16, 16] reduce [2] sum reads [#kernel.access<(d0, d1, d2, d3) -> (d2, ((d0 + d3) * 2))>, #kernel.access<(d0, d1, d2, d3) -> (d1, d2)>] writes affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)> : (tensor<16x48xf32>, tensor<8x16xf32>) -> tensor<8x8x16xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %b : f32
+    kernel.yield %m : f32
+  }
+  func.return %y : tensor<8x8x16xf32>
+}

@@ -42,6 +42,7 @@ from irtensor.passes.kernel.padding import PaddedRead, pad_read, padded_access, 
 from irtensor.passes.kernel.schedule_blocks import channel_column
 from irtensor.passes.kernel.strided_reads import (
     DenseCopy,
+    contiguous_dim,
     copy_read,
     dense_read,
     plan_dense_copies,
@@ -63,8 +64,7 @@ def column_dim(model: KernelModel) -> int | None:
     one that walks the write with stride 1; None when there is none."""
     if (channel := channel_column(model)) is not None:
         return channel
-    return next((d for d in range(len(model.sizes)) if not model.is_reduction(d)
-                 and model.sizes[d] > 1 and abs(model.write.strides[d]) == 1), None)
+    return contiguous_dim(model)
 
 
 def projected_dims(access: AccessAttr, shape: tuple[int, ...]) -> tuple[int | None, ...] | None:

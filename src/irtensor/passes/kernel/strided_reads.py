@@ -12,10 +12,12 @@ channel.
 
 An operand is copied when it is a body read whose index along the write's contiguous
 dimension `p` steps by more than one element (other than a permuted operand's, which
-pack-operands transposes), `p` is not in an index with a reduction
-(a window's taps: those convs have their own blocks), and the kernel reuses each point
-it reads across at least `min-reuse` parallel points. A masked read (a window padded
-past the input's edge) is copied with its mask: the copy holds the pad value there.
+pack-operands transposes); `p` is not in an index with a reduction (a window's taps:
+those convs have their own blocks); the kernel reuses each point it reads across at
+least `min-reuse` parallel points; and the copy is at most `padding.MAX_GROWTH` times
+the operand (an index that mixes `p` with another parallel dimension could read each
+element at many points). A masked read (a window padded past the input's edge) is
+copied with its mask: the copy holds the pad value there.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from xdsl.ir.affine.affine_set import AffineConstraintExpr
 from irtensor.dialects.kernel import AccessAttr, KernelOp
 from irtensor.passes.kernel.cost_model import KernelModel
 from irtensor.passes.kernel.kernel_facts import expr_dims
+from irtensor.passes.kernel.padding import MAX_GROWTH
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,8 @@ def plan_dense_copies(kernel: KernelOp, model: KernelModel, min_reuse: int
             continue
         reuse = math.prod(model.sizes[d] for d in range(len(model.sizes))
                           if d not in used and not model.is_reduction(d))
-        if reuse < min_reuse:
+        points = math.prod(model.sizes[d] for d in used)
+        if reuse < min_reuse or points > MAX_GROWTH * math.prod(read.shape):
             continue
         # the copy keeps the read's order of its dims, with the column innermost
         order = sorted(used - {column}, key=lambda d: -abs(read.strides[d]))
