@@ -309,3 +309,67 @@ def test_strided_pointwise_convs_match_numpy(device: str, shape: tuple[int, ...]
         assert conv.schedule is not None and conv.schedule.order_dims[-1] == len(conv.sizes) - 1
     np.testing.assert_allclose(out.numpy(), conv2d_reference(x, weight, stride, 0),
                                rtol=2e-5, atol=2e-5)
+
+
+@st.composite
+def shuffled_depthwise_convs(draw: st.DrawFn) -> Program:
+    """ShuffleNet's unit: a channel shuffle of groups x per-group channels, a batch norm's
+    affine and relu, then a depthwise conv (groups = channels) with padding and a stride
+    of 1 or 2 on a short map."""
+    n, groups, per = draw(st.integers(1, 2)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    c = groups * per
+    h, w = draw(st.integers(1, 9)), draw(st.integers(1, 9))
+    padding, stride = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    scale, shift = (rng.standard_normal((c, 1, 1)).astype(np.float32) for _ in range(2))
+    weight = rng.standard_normal((c, 1, 3, 3)).astype(np.float32)
+    shuffled = Tensor(x).reshape(n, groups, per, h, w).transpose(1, 2).reshape(n, c, h, w)
+    act = (shuffled * Tensor(scale) + Tensor(shift)).relu()
+    out = act.conv2d(Tensor(weight), groups=c, padding=padding, stride=stride)
+    return Program(ir.parse(out.ir()), [x, scale, shift, weight])
+
+
+@given(shuffled_depthwise_convs())
+def test_a_shuffled_depthwise_conv_keeps_its_result_through_fuse_and_pads(program: Program
+                                                                          ) -> None:
+    fused = assert_preserves_semantics(HL_TO_KERNEL, program.module, program.inputs,
+                                       rtol=1e-5, atol=1e-5)
+    after = assert_preserves_semantics("pack-operands", fused, program.inputs,
+                                       rtol=1e-5, atol=1e-5)
+    assert_reads_in_bounds(after)
+    for copy in pads(after):
+        [user] = [k for k in kernels(after) if copy.res in k.inputs]
+        assert not user.accesses[list(user.inputs).index(copy.res)].is_masked
+    Pipeline("cse,reorder-loops").run(after)
+    after.verify()
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+@pytest.mark.parametrize(("shape", "padded"), [
+    ((1, 4, 34, 7, 7), True),     # ShuffleNet's last stage, smaller: 7 x 7 maps
+    ((2, 3, 8, 14, 14), True),    # 14 x 14 maps
+    ((1, 2, 8, 40, 40), False),   # rows of 40: two vectors or more, the mask stays
+])
+def test_shuffled_depthwise_convs_match_numpy(device: str, shape: tuple[int, ...],
+                                              padded: bool) -> None:
+    n, groups, per, h, w = shape
+    c = groups * per
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    scale, shift = (rng.standard_normal((c, 1, 1)).astype(np.float32) for _ in range(2))
+    weight = rng.standard_normal((c, 1, 3, 3)).astype(np.float32)
+
+    def on(a: np.ndarray) -> Tensor:
+        return Tensor(a, device=device)
+
+    shuffled = on(x).reshape(n, groups, per, h, w).transpose(1, 2).reshape(n, c, h, w)
+    out = (shuffled * on(scale) + on(shift)).relu().conv2d(on(weight), groups=c, padding=1)
+    names = [k.kernel.sym_name.data for k in out.schedule()]
+    assert any(name.startswith("pad_") for name in names) == padded
+    expected_input = np.maximum(
+        x.reshape(n, groups, per, h, w).transpose(0, 2, 1, 3, 4).reshape(n, c, h, w) * scale
+        + shift, 0)
+    expected = np.concatenate([conv2d_reference(expected_input[:, i:i + 1], weight[i:i + 1],
+                                                1, 1) for i in range(c)], axis=1)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=2e-5, atol=2e-5)

@@ -225,6 +225,24 @@ func.func @affine_relu_conv(%x: tensor<2x4x8x8xf32>, %s: tensor<4x1x1xf32>, %t: 
   func.return %3 : tensor<2x16x8x8xf32>
 }
 
+// A depthwise conv (groups = channels) reads each value of relu(x * s + t) padded at
+// its 9 taps only, no output channels sharing it: at least HOIST_MIN_WINDOW_REPEATS, so
+// it is computed once too.
+// CHECK-LABEL: func.func @affine_relu_depthwise
+// CHECK:         %[[ACT:.*]] = kernel.kernel @E_2_4_8_8(%x, %s, %t) space [2, 4, 8, 8]
+// CHECK:           arith.maximumf
+// CHECK:         kernel.kernel @r_{{[0-9_]+}}(%[[ACT]], %w) space {{.*}} sum {{.*}}valid{{.*}}pad 0.0
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      kernel.yield
+func.func @affine_relu_depthwise(%x: tensor<2x4x8x8xf32>, %s: tensor<4x1x1xf32>, %t: tensor<4x1x1xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<2x4x8x8xf32> {
+  %0 = hl.mul %x, %s : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
+  %1 = hl.add %0, %t : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
+  %2 = hl.relu %1 : tensor<2x4x8x8xf32>
+  %3 = hl.conv2d %2, %w padding [1, 1, 1, 1] groups 4 : tensor<2x4x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<2x4x8x8xf32>
+  func.return %3 : tensor<2x4x8x8xf32>
+}
+
 // Without padding the windows still overlap: the expression is computed over x's
 // space [2, 4, 8, 8], not over the dims the conv reads it by (n, c, oh, ow, kh, kw:
 // x copied once per tap).

@@ -80,3 +80,37 @@ func.func @row_blocked(%x: tensor<1x4x32x32xf32>, %w: tensor<8x4x3x3xf32>) -> te
   }
   func.return %y : tensor<1x8x32x32xf32>
 }
+
+// A depthwise conv (one input channel per output channel: no channel block) on a 7 x 7
+// map: its rows are shorter than two vectors, so every vector of the row block runs into
+// the mask at a row's end; it reads a padded copy too. Its channel index is shuffled
+// (ShuffleNet's channel shuffle: (c floordiv 4) + (c mod 4) * 4), which the mask does not
+// bound: the copy keeps that axis whole and the conv keeps the index.
+// CHECK-LABEL: func.func @depthwise_on_7x7(
+// CHECK:         %[[P:.*]] = kernel.kernel @pad_1_16_9_9(%x) space [1, 16, 9, 9]
+// CHECK:         kernel.kernel @r_1_16_1_1_7_7_3_3(%[[P]], %w)
+// CHECK-SAME:      reads [#kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (0, ((d1 floordiv 4) + ((d1 mod 4) * 4)), (d4 + d6), (d5 + d7))>, #kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, 0, d6, d7)>]
+// OFF-LABEL:   func.func @depthwise_on_7x7(
+// OFF-NOT:       pad_
+func.func @depthwise_on_7x7(%x: tensor<1x16x7x7xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<1x16x7x7xf32> {
+  %y = kernel.kernel @r_1_16_1_1_7_7_3_3(%x, %w) space [1, 16, 1, 1, 7, 7, 3, 3] reduce [3, 6, 7] sum reads [#kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (0, ((d1 floordiv 4) + ((d1 mod 4) * 4)), ((d4 + d6) + -1), ((d5 + d7) + -1)), valid (d0, d1, d2, d3, d4, d5, d6, d7) : (((d4 + d6) + -1) >= 0, (((d4 * -1) + (d6 * -1)) + 7) >= 0, ((d5 + d7) + -1) >= 0, (((d5 * -1) + (d7 * -1)) + 7) >= 0), pad 0.0>, #kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, 0, d6, d7)>] writes affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (0, d1, d4, d5)> : (tensor<1x16x7x7xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x7x7xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %b : f32
+    kernel.yield %m : f32
+  }
+  func.return %y : tensor<1x16x7x7xf32>
+}
+
+// The same conv on 40-wide rows (two vectors or more) loads its row's vectors unmasked
+// but at its ends: it keeps the mask.
+// CHECK-LABEL: func.func @depthwise_on_wide_rows(
+// CHECK-NOT:     pad_
+// CHECK:         kernel.kernel @r_1_16_1_1_40_40_3_3(%x, %w)
+func.func @depthwise_on_wide_rows(%x: tensor<1x16x40x40xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<1x16x40x40xf32> {
+  %y = kernel.kernel @r_1_16_1_1_40_40_3_3(%x, %w) space [1, 16, 1, 1, 40, 40, 3, 3] reduce [3, 6, 7] sum reads [#kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (0, d1, ((d4 + d6) + -1), ((d5 + d7) + -1)), valid (d0, d1, d2, d3, d4, d5, d6, d7) : (((d4 + d6) + -1) >= 0, (((d4 * -1) + (d6 * -1)) + 40) >= 0, ((d5 + d7) + -1) >= 0, (((d5 * -1) + (d7 * -1)) + 40) >= 0), pad 0.0>, #kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, 0, d6, d7)>] writes affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (0, d1, d4, d5)> : (tensor<1x16x40x40xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x40x40xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %b : f32
+    kernel.yield %m : f32
+  }
+  func.return %y : tensor<1x16x40x40xf32>
+}

@@ -59,6 +59,12 @@ ACCUMULATOR_SHARE = 3 / 4
 WINDOW_SPARE = 6
 
 
+def contiguous_dim(model: KernelModel) -> int | None:
+    """The parallel dimension that walks the kernel's write with stride 1."""
+    return next((d for d in range(len(model.sizes)) if not model.is_reduction(d)
+                 and model.sizes[d] > 1 and abs(model.write.strides[d]) == 1), None)
+
+
 def channel_column(model: KernelModel) -> int | None:
     """The output-channel dimension a conv-like kernel is better blocked across, or None.
 
@@ -77,7 +83,7 @@ def channel_column(model: KernelModel) -> int | None:
     if not model.reductions or not reuses_across_parallel(model):
         return None
     parallel = [d for d in range(len(sizes)) if not model.is_reduction(d) and sizes[d] > 1]
-    contiguous = next((d for d in parallel if abs(model.write.strides[d]) == 1), None)
+    contiguous = contiguous_dim(model)
     if contiguous is None:
         return None
     lanes = write_lanes(model)
@@ -396,4 +402,5 @@ def block_note(model: KernelModel, order: Sequence[int], values: dict[str, list[
 
 __all__ = ["BLOCK_ROWS", "BLOCK_VECTORS", "COLUMN_TILE", "REDUCTION_TILE", "block_note",
            "block_order", "block_rows", "block_shape", "channel_column", "channel_order",
-           "channel_tile", "choose_block", "reduction_tile", "row_of", "write_lanes"]
+           "channel_tile", "choose_block", "contiguous_dim", "reduction_tile", "row_of",
+           "write_lanes"]

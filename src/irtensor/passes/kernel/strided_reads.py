@@ -32,6 +32,7 @@ from irtensor.dialects.kernel import AccessAttr, KernelOp
 from irtensor.passes.kernel.cost_model import KernelModel
 from irtensor.passes.kernel.kernel_facts import expr_dims
 from irtensor.passes.kernel.padding import MAX_GROWTH
+from irtensor.passes.kernel.schedule_blocks import contiguous_dim
 
 
 @dataclass(frozen=True)
@@ -41,12 +42,6 @@ class DenseCopy:
 
     index: int
     dims: tuple[int, ...]
-
-
-def contiguous_dim(model: KernelModel) -> int | None:
-    """The parallel dimension that walks the kernel's write with stride 1."""
-    return next((d for d in range(len(model.sizes)) if not model.is_reduction(d)
-                 and model.sizes[d] > 1 and abs(model.write.strides[d]) == 1), None)
 
 
 def is_projection(access: AccessAttr) -> bool:
