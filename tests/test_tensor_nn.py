@@ -204,6 +204,18 @@ def test_pools(kw: dict, kind: str) -> None:
     expect(got, want.astype(F32), 4)
 
 
+def test_a_max_pool_feeding_a_pointwise_conv() -> None:
+    """ResNet's stem: relu, a 3x3 stride-2 max pool with padding (an elementwise max of its
+    taps' views), read by a 1x1 conv as (C, H * W) points (the pool computed in its own
+    space)."""
+    x = data((2, 8, 11, 11), F32, seed=47)
+    w = data((16, 8, 1, 1), F32, seed=48)
+    pooled = pool_ref(np.maximum(x, 0), (3, 3), (2, 2), (1, 1, 1, 1), "max")
+    want = np.einsum("nchw,oc->nohw", pooled, w[:, :, 0, 0].astype(np.float64))
+    got = T(x).relu().max_pool2d(3, stride=2, padding=1).conv2d(T(w))
+    expect(got, want.astype(F32), 16)
+
+
 # --------------------------------------------------------------------------- softmax and norms
 
 

@@ -40,8 +40,10 @@ _GRADIENT_VALUES: weakref.WeakSet[Node] = weakref.WeakSet()
 
 def gradient_module(module: ModuleOp, wrt: Sequence[int], seed_argument: bool) -> ModuleOp:
     """`module`'s hl `@main` replaced by its gradient program, in ll."""
-    # the two-pass statistics: the gradient of one-pass moments cost twice as much
-    Pipeline("decompose-hlops{one-pass-moments=false},conv-to-mul-sum").run(module)
+    # the two-pass statistics: the gradient of one-pass moments cost twice as much; pools
+    # as reductions, whose gradient splits a tie evenly (torch's amax), not a max chain's
+    Pipeline("decompose-hlops{one-pass-moments=false},conv-to-mul-sum{pool-views=false}"
+             ).run(module)
     main = next(op for op in module.body.block.ops if isinstance(op, func.FuncOp))
     grad = append_gradient(module, main, tuple(wrt), seed_argument)
     module.body.block.erase_op(main)

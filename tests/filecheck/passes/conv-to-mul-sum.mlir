@@ -1,9 +1,13 @@
 // conv-to-mul-sum: conv2d and the pools become ll.pad + sliding windows built
 // from movement ops only (views: no im2col copy) + ll.mul + ll.reduce.
-// RUN: irtensor-opt %s --split-input-file -p conv-to-mul-sum | filecheck %s
-// RUN: irtensor-opt %s --split-input-file -p conv-to-mul-sum | filecheck %s --check-prefix=VIEWS
-// RUN: irtensor-opt %s --split-input-file -p conv-to-mul-sum \
+// A pool of at most 9 taps is by default an elementwise max (sum) of one strided view
+// per tap (TAPS); `pool-views=false` keeps the reduction over its windows, as the
+// CHECK lines show for every pool here.
+// RUN: irtensor-opt %s --split-input-file -p 'conv-to-mul-sum{pool-views=false}' | filecheck %s
+// RUN: irtensor-opt %s --split-input-file -p 'conv-to-mul-sum{pool-views=false}' | filecheck %s --check-prefix=VIEWS
+// RUN: irtensor-opt %s --split-input-file -p 'conv-to-mul-sum{pool-views=false}' \
 // RUN:   | irtensor-opt --split-input-file | filecheck %s
+// RUN: irtensor-opt %s --split-input-file -p conv-to-mul-sum | filecheck %s --check-prefix=TAPS
 
 // Before the last chunk: nothing but views, the product, the reduction and a constant.
 // VIEWS-NOT: hl.
@@ -54,6 +58,21 @@ func.func @max_pool(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32> {
 // CHECK-NEXT:    %[[M:.*]] = ll.reduce max %[[WIN]] axes [4, 5] : tensor<2x3x4x4x2x2xf32> -> tensor<2x3x4x4x1x1xf32>
 // CHECK-NEXT:    %[[R:.*]] = ll.reshape %[[M]] : tensor<2x3x4x4x1x1xf32> -> tensor<2x3x4x4xf32>
 // CHECK-NEXT:    func.return %[[R]] : tensor<2x3x4x4xf32>
+// Tap (ky, kx) of every window is the view pad(x)[.., ky::2, kx::2]; the four are maxed.
+// TAPS-LABEL: func.func @max_pool(
+// TAPS-NEXT:    %[[P:.*]] = ll.pad %x low [0, 0, 1, 1] high [0, 0, 0, 0] value -inf
+// TAPS-NEXT:    %[[S0:.*]] = ll.shrink %[[P]] starts [0, 0, 0, 0] limits [2, 3, 7, 7]
+// TAPS-NEXT:    %[[T0:.*]] = ll.stride %[[S0]] [1, 1, 2, 2] : tensor<2x3x7x7xf32> -> tensor<2x3x4x4xf32>
+// TAPS-NEXT:    %[[S1:.*]] = ll.shrink %[[P]] starts [0, 0, 0, 1] limits [2, 3, 7, 8]
+// TAPS-NEXT:    %[[T1:.*]] = ll.stride %[[S1]] [1, 1, 2, 2]
+// TAPS-NEXT:    %[[S2:.*]] = ll.shrink %[[P]] starts [0, 0, 1, 0] limits [2, 3, 8, 7]
+// TAPS-NEXT:    %[[T2:.*]] = ll.stride %[[S2]] [1, 1, 2, 2]
+// TAPS-NEXT:    %[[S3:.*]] = ll.shrink %[[P]] starts [0, 0, 1, 1] limits [2, 3, 8, 8]
+// TAPS-NEXT:    %[[T3:.*]] = ll.stride %[[S3]] [1, 1, 2, 2]
+// TAPS-NEXT:    %[[M0:.*]] = ll.max %[[T0]], %[[T1]] : tensor<2x3x4x4xf32>
+// TAPS-NEXT:    %[[M1:.*]] = ll.max %[[M0]], %[[T2]] : tensor<2x3x4x4xf32>
+// TAPS-NEXT:    %[[M2:.*]] = ll.max %[[M1]], %[[T3]] : tensor<2x3x4x4xf32>
+// TAPS-NEXT:    func.return %[[M2]] : tensor<2x3x4x4xf32>
 
 // Average pooling: a windowed sum times 1 / (KH * KW) (padding counted).
 func.func @avg_pool(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x6x6xf32> {
@@ -68,6 +87,14 @@ func.func @avg_pool(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x6x6xf32> {
 // CHECK-NEXT:    %[[K:.*]] = ll.const 0.111111111{{[0-9]*}} : tensor<2x3x6x6xf32>
 // CHECK-NEXT:    %[[R:.*]] = ll.mul %[[SD]], %[[K]] : tensor<2x3x6x6xf32>
 // CHECK-NEXT:    func.return %[[R]] : tensor<2x3x6x6xf32>
+// Stride 1: the taps are shifted views (no ll.stride), added in tap order.
+// TAPS-LABEL: func.func @avg_pool(
+// TAPS-NOT:     ll.stride
+// TAPS:         ll.shrink %x starts [0, 0, 2, 2] limits [2, 3, 8, 8]
+// TAPS-COUNT-8: ll.add
+// TAPS-NEXT:    %[[K:.*]] = ll.const 0.111111111{{[0-9]*}} : tensor<2x3x6x6xf32>
+// TAPS-NEXT:    %[[R:.*]] = ll.mul %{{.*}}, %[[K]] : tensor<2x3x6x6xf32>
+// TAPS-NEXT:    func.return %[[R]] : tensor<2x3x6x6xf32>
 
 // -----
 

@@ -261,16 +261,32 @@ func.func @affine_relu_conv_unpadded(%x: tensor<2x4x8x8xf32>, %s: tensor<4x1x1xf
 }
 
 // A 3x3 stride-2 average pool of relu(x) padded reads each value at about 2 points:
-// recomputing relu there is cheaper than a buffer, so it stays in the pool's kernel.
+// recomputing relu there is cheaper than a buffer, so it stays in the pool's kernel,
+// an elementwise one: the pool is the sum of its nine taps' views (conv-to-mul-sum).
 // CHECK-LABEL: func.func @relu_avg_pool
-// CHECK:         kernel.kernel @r_{{[0-9_]+}}(%x) space {{.*}} sum
+// CHECK:         kernel.kernel @E_2_4_4_4(%x, %x, %x, %x, %x, %x, %x, %x, %x) space [2, 4, 4, 4]
 // CHECK:           arith.maximumf
+// CHECK:           arith.addf
 // CHECK-NOT:     kernel.kernel
 // CHECK:         func.return
 func.func @relu_avg_pool(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x4x4xf32> {
   %0 = hl.relu %x : tensor<2x4x8x8xf32>
   %1 = hl.avg_pool2d %0 kernel [3, 3] strides [2, 2] padding [1, 1, 1, 1] : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
   func.return %1 : tensor<2x4x4x4xf32>
+}
+
+// A max pool of relu(x) feeding a 1x1 conv: the conv reads it as (C, H * W) points, and
+// computed over those it would read its taps through the points' digits (floordiv and
+// mod by 4); it is computed in its own space [1, 8, 4, 4], its taps plain strides.
+// CHECK-LABEL: func.func @max_pool_pointwise
+// CHECK:         %[[POOL:.*]] = kernel.kernel @E_1_8_4_4(%x, {{.*}}) space [1, 8, 4, 4] reads [#kernel.access<(d0, d1, d2, d3) -> (d0, d1, (d2 * 2), (d3 * 2))>
+// CHECK-NOT:       floordiv
+// CHECK:         kernel.kernel @r_1_1_16_8_16(%[[POOL]], %w)
+func.func @max_pool_pointwise(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = hl.relu %x : tensor<1x8x9x9xf32>
+  %1 = hl.max_pool2d %0 kernel [3, 3] strides [2, 2] : tensor<1x8x9x9xf32> -> tensor<1x8x4x4xf32>
+  %2 = hl.conv2d %1, %w : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32> -> tensor<1x16x4x4xf32>
+  func.return %2 : tensor<1x16x4x4xf32>
 }
 
 // A 1x1 conv runs over its 12 output points as one dim (conv-to-mul-sum), and its

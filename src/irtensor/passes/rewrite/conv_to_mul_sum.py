@@ -6,10 +6,18 @@
 
 The windows are views, built from movement ops only (tinygrad's `_pool`): no
 im2col copy is made, so after fusion a convolution is one kernel.
+
+A pool of at most POOL_VIEW_TAPS taps (3 x 3) is instead an elementwise max (or sum)
+of one strided view per tap, `x[.., ky::sy, kx::sx]`: an elementwise kernel whose
+loop along a row LLVM vectorises, where the reduction's loops read and wrote the
+output row once per tap in scalars (ResNet-50's 3 x 3 stride-2 max pool at batch 8:
+11.3 -> 2.7 ms). `pool-views=false` keeps the reduction, whose gradient splits a tie
+evenly among the tied inputs (a chain of maxima splits it by halves).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -113,6 +121,26 @@ def _overlapping_windows(
     return b.stride(x, _pairs(ones, [(1, a.stride) for a in axes]))
 
 
+# Pools with at most this many taps per window are a fold of one view per tap.
+POOL_VIEW_TAPS = 9
+
+
+def tap_views(b: LLBuilder, x: SSAValue, kernel: Sequence[int], strides: Sequence[int],
+              out: Sequence[int]) -> list[SSAValue]:
+    """For each tap (ky, kx) of a window, the view of `x` (padded) that the tap reads
+    at every output point: x[.., oy * sy + ky, ox * sx + kx] over (.., OH, OW)."""
+    shape = shape_of(x)
+    lead = list(shape[:-2])
+    (kh, kw), (sy, sx), (oh, ow) = kernel, strides, out
+    views = []
+    for ky in range(kh):
+        for kx in range(kw):
+            view = b.shrink(x, [0] * len(lead) + [ky, kx],
+                            [*lead, ky + sy * (oh - 1) + 1, kx + sx * (ow - 1) + 1])
+            views.append(b.stride(view, [1] * len(lead) + [sy, sx]))
+    return views
+
+
 def pad_hw(b: LLBuilder, x: SSAValue, padding: Sequence[int], value: float) -> SSAValue:
     """Pad the last two axes by [top, left, bottom, right]."""
     top, left, bottom, right = padding
@@ -156,27 +184,45 @@ def pointwise(b: LLBuilder, x: SSAValue, weight: SSAValue, groups: int,
 
 
 class MaxPool2dToMax(RewritePattern):
-    """Windows of the input padded with -inf, reduced by max over (KH, KW)."""
+    """Windows of the input padded with -inf, reduced by max over (KH, KW); with
+    `views`, a small window's taps as views, maxed elementwise."""
+
+    def __init__(self, views: bool = True):
+        self.views = views
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: hl.MaxPool2dOp, rewriter: PatternRewriter) -> None:
         b = LLBuilder(rewriter, like=op)
         x = pad_hw(b, op.input, ints(op.padding), -math.inf)
-        x = windows(b, x, ints(op.kernel), ints(op.strides), (1, 1))
+        kernel = ints(op.kernel)
+        if self.views and math.prod(kernel) <= POOL_VIEW_TAPS:
+            taps = tap_views(b, x, kernel, ints(op.strides), shape_of(op.res)[-2:])
+            rewriter.replace(op, [], [functools.reduce(b.max, taps)])
+            return
+        x = windows(b, x, kernel, ints(op.strides), (1, 1))
         rank = len(shape_of(x))
         rewriter.replace(op, [], [b.max_over(x, (rank - 2, rank - 1))])
 
 
 class AvgPool2dToSum(RewritePattern):
-    """Windows of the zero-padded input, summed over (KH, KW), times 1 / (KH * KW)."""
+    """Windows of the zero-padded input, summed over (KH, KW), times 1 / (KH * KW); with
+    `views`, a small window's taps as views, added elementwise in tap order."""
+
+    def __init__(self, views: bool = True):
+        self.views = views
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: hl.AvgPool2dOp, rewriter: PatternRewriter) -> None:
         b = LLBuilder(rewriter, like=op)
         x = pad_hw(b, op.input, ints(op.padding), 0.0)
-        x = windows(b, x, ints(op.kernel), ints(op.strides), (1, 1))
-        rank = len(shape_of(x))
-        total = b.sum(x, (rank - 2, rank - 1))
+        kernel = ints(op.kernel)
+        if self.views and math.prod(kernel) <= POOL_VIEW_TAPS:
+            taps = tap_views(b, x, kernel, ints(op.strides), shape_of(op.res)[-2:])
+            total = functools.reduce(b.add, taps)
+        else:
+            x = windows(b, x, kernel, ints(op.strides), (1, 1))
+            rank = len(shape_of(x))
+            total = b.sum(x, (rank - 2, rank - 1))
         scale = b.const(1.0 / math.prod(ints(op.kernel)), like=total)
         rewriter.replace(op, [], [b.mul(total, scale)])
 
@@ -184,10 +230,16 @@ class AvgPool2dToSum(RewritePattern):
 @register_pass
 @dataclass(frozen=True)
 class ConvToMulSum(ModulePass):
-    """conv-to-mul-sum: rewrite hl.conv2d and the pools into pad, window views, mul, reduce."""
+    """conv-to-mul-sum: rewrite hl.conv2d and the pools into pad, window views, mul, reduce.
+
+    `pool-views`: a pool of at most POOL_VIEW_TAPS taps is an elementwise max or sum of
+    one strided view per tap (`false`: a reduction over the windows, as larger pools).
+    """
 
     name = "conv-to-mul-sum"
+    pool_views: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [Conv2dToMulSum(), MaxPool2dToMax(), AvgPool2dToSum()]
+        patterns = [Conv2dToMulSum(), MaxPool2dToMax(self.pool_views),
+                    AvgPool2dToSum(self.pool_views)]
         trace.rewrite_module(op, patterns)
