@@ -4,7 +4,8 @@
 // points as [n, c, p], and the conv reads it at (d0, d3, d4), a stride-1 1x1 conv's
 // read, so reorder-loops blocks it along p (vector 16, 6 rows of channels) rather than
 // across its channels. A window's strided read (a stride-2 3x3 conv), an operand reused
-// too little, min-reuse=0 and dense-strided=false leave the read as it is.
+// too little, min-reuse=0 and dense-strided=false leave the read as it is. A grouped
+// conv's weight, read along its channel column through a merged index, is copied too.
 // RUN: irtensor-opt %s -p pack-operands | filecheck %s
 // RUN: irtensor-opt %s -p 'pack-operands{min-reuse=0}' | filecheck %s --check-prefix=OFF
 // RUN: irtensor-opt %s -p 'pack-operands{dense-strided=false}' | filecheck %s --check-prefix=KEEP
@@ -96,4 +97,25 @@ func.func @growth(%x: tensor<16x48xf32>, %w: tensor<8x16xf32>) -> tensor<8x8x16x
     kernel.yield %m : f32
   }
   func.return %y : tensor<8x8x16xf32>
+}
+
+// A grouped conv (2 groups of 32 output channels) on a 7 x 7 map is blocked across its
+// channels, and reads its weight at (g * 32 + o, c, kh, kw): not a permutation, so no
+// pack_ copy, but a dense copy over (g, c, kh, kw, o), the channels innermost, that its
+// channel vectors load.
+// CHECK-LABEL: func.func @grouped(
+// CHECK:         %[[W:.*]] = kernel.kernel @dense_2_4_3_3_32(%w) space [2, 4, 3, 3, 32]
+// CHECK-SAME:      reads [#kernel.access<(d0, d1, d2, d3, d4) -> (((d0 * 32) + d4), d1, d2, d3)>]
+// CHECK:         kernel.kernel @r_1_2_32_4_7_7_3_3(%{{.*}}, %[[W]])
+// CHECK-SAME:      #kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d3, d6, d7, d2)>
+// KEEP-LABEL:  func.func @grouped(
+// KEEP-NOT:      dense_
+// KEEP:          kernel.kernel @r_1_2_32_4_7_7_3_3(%{{.*}}, %w)
+func.func @grouped(%x: tensor<1x8x7x7xf32>, %w: tensor<64x4x3x3xf32>) -> tensor<1x2x32x1x7x7x1x1xf32> {
+  %y = kernel.kernel @r_1_2_32_4_7_7_3_3(%x, %w) space [1, 2, 32, 4, 7, 7, 3, 3] reduce [3, 6, 7] sum reads [#kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (0, ((d1 * 4) + d3), ((d4 + d6) + -1), ((d5 + d7) + -1)), valid (d0, d1, d2, d3, d4, d5, d6, d7) : (((d4 + d6) + -1) >= 0, (((d4 * -1) + (d6 * -1)) + 7) >= 0, ((d5 + d7) + -1) >= 0, (((d5 * -1) + (d7 * -1)) + 7) >= 0), pad 0.0>, #kernel.access<(d0, d1, d2, d3, d4, d5, d6, d7) -> (((d1 * 32) + d2), d3, d6, d7)>] writes affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (0, d1, d2, 0, d4, d5, 0, 0)> : (tensor<1x8x7x7xf32>, tensor<64x4x3x3xf32>) -> tensor<1x2x32x1x7x7x1x1xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %b : f32
+    kernel.yield %m : f32
+  }
+  func.return %y : tensor<1x2x32x1x7x7x1x1xf32>
 }

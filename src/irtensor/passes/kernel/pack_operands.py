@@ -45,6 +45,7 @@ from irtensor.passes.kernel.strided_reads import (
     contiguous_dim,
     copy_read,
     dense_read,
+    plan_channel_copies,
     plan_dense_copies,
 )
 from irtensor.passes.registry import register_pass
@@ -182,7 +183,10 @@ class PackOperands(ModulePass):
     with the pad values in its border (`padding.plan_pads`), not through masks.
     `dense-strided`: read an operand that the columns read with a stride, outside any
     window (a stride-2 1x1 conv's input), through a dense copy of the points it reads
-    (`strided_reads.plan_dense_copies`), where it is reused as often as `min-reuse`.
+    (`strided_reads.plan_dense_copies`), where it is reused as often as `min-reuse`;
+    and a channel-blocked conv's operand read along its channels through a merged
+    index (a grouped conv's weight) through a copy with the channels innermost
+    (`plan_channel_copies`).
     """
 
     name = "pack-operands"
@@ -204,10 +208,15 @@ class PackOperands(ModulePass):
                 for plan in dense:
                     apply_dense_copy(kernel, plan)
                 model = model_of(kernel)
-            # the model is taken before the copies below change the kernel's reads
+            # the plans are made before the copies below change the kernel's reads
             pads = plan_pads(kernel, model) if self.pad_windows else []
-            for pack in plan_packs(kernel, self.min_reuse, model):
+            packs = plan_packs(kernel, self.min_reuse, model)
+            merged = (plan_channel_copies(kernel, model, self.min_reuse)
+                      if self.dense_strided else [])
+            for pack in packs:
                 apply_pack(kernel, pack)
+            for plan in merged:
+                apply_dense_copy(kernel, plan)
             for pad in pads:
                 apply_pad(kernel, pad)
 
