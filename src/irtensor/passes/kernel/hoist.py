@@ -92,9 +92,9 @@ def hoisted(source: Node, reduced: tuple[int, ...],
     value (`Masked`) read at HOIST_MIN_WINDOW_REPEATS points per value (a 3x3 window's
     taps) is computed once and read as a padded buffer: fused, `pad(relu(x))` ran its
     mask and op at every tap of every output channel (a 3x3 conv over 64 channels ran 6x
-    slower). A pad that stacks values
-    (the moments' pair) repeats each one once or twice and stays fused; a masked value's
-    child stays as it is, as its reads may be valid only under the mask."""
+    slower). A pad that stacks values (the moments' pair) repeats each one once or twice
+    and stays fused; a masked value's child stays as it is, as its reads may be valid
+    only under the mask."""
     space = prod(source.shape)
     done: dict[int, SSAValue] = {}
 

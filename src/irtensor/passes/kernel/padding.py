@@ -128,6 +128,11 @@ def short_window_rows(model: KernelModel) -> bool:
             and taps_along(model, row))
 
 
+def within(span: tuple[int, int], size: int) -> bool:
+    """Whether the values from span[0] to span[1] are all indices of an axis of `size`."""
+    return 0 <= span[0] <= span[1] < size
+
+
 def plan_padded_read(kernel: KernelOp, index: int) -> PaddedRead | None:
     """How to pad body input `index` of `kernel`, or None where its read is not a masked
     window whose mask is its bounds, or the copy would grow too much."""
@@ -138,7 +143,7 @@ def plan_padded_read(kernel: KernelOp, index: int) -> PaddedRead | None:
     sizes = kernel.sizes
     exprs = access.affine_map.results
     # an index the mask does not bound (a shuffled channel) needs no border, only bounds
-    if any(linear_form(e) is None and not 0 <= bounds(e, sizes)[0] <= bounds(e, sizes)[1] < n
+    if any(linear_form(e) is None and not within(bounds(e, sizes), n)
            for e, n in zip(exprs, shape, strict=True)):
         return None
     if not mask_is_bounds(access, shape, sizes):
