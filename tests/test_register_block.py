@@ -379,6 +379,30 @@ def test_vector_rows_on_llvm_keep_numpys_ties_and_nans(dtype: type) -> None:
     assert "vector.store" in program and "arith.maximumf" in program
 
 
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_rows_on_llvm_keep_ties_with_constant_zeros(dtype: type) -> None:
+    """A relu's max(x, 0.0) lowers to llvm.maximum alone (a constant settles the zeros'
+    tie); a constant -0.0 (+0.0 for the minimum) keeps the mask. Both give numpy's signs
+    on the +0 and -0 sums of a matmul's zero columns (negated by a vector multiply)."""
+    from irtensor import Tensor
+
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((7, 5)).astype(dtype)
+    b = rng.standard_normal((5, 24)).astype(dtype)
+    b[:, ::3] = 0.0
+    sign = np.where(np.arange(24) % 2 == 0, -1.0, 1.0).astype(dtype)
+    product = (a @ b) * sign
+    for constant in (0.0, -0.0, 2.0):
+        for name in ("maximum", "minimum"):
+            got = getattr((Tensor(a) @ Tensor(b)) * Tensor(sign), name)(constant).numpy()
+            want = getattr(np, name)(product, dtype(constant))
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+            assert np.array_equal(np.signbit(got), np.signbit(want)), (name, constant)
+    assert np.signbit(product[:, 0]).all() and not np.signbit(product[:, 3]).any()
+    program = ((Tensor(a) @ Tensor(b)) * Tensor(sign)).relu().ir("loops")
+    assert "vector.store" in program and "arith.maximumf" in program
+
 TRAILING_ONES = (
     "func.func @main(%a: tensor<5x7x1xf32>, %w: tensor<7x11xf32>, %bias: tensor<11xf32>)"
     " -> tensor<5x11x1xf32> {\n"

@@ -26,10 +26,13 @@ scalar lowering does, without a vector compare (xDSL's `llvm.fcmp` is scalar):
 both operands are zeros (the only equal operands the two can tell apart) the
 second operand is taken, through a mask made of the bits: `t = (a | b) & ~sign`
 is 0 exactly there, and `(t - 1) >> (width - 1)` (arithmetic) is all ones then
-and 0 otherwise.
+and 0 otherwise. The mask is left out where an operand is a constant splat that
+settles the tie (`zero_tie_settled`): a relu's `max(x, 0.0)` is the intrinsic alone.
 """
 
 from __future__ import annotations
+
+import math
 
 from xdsl.dialects import arith, llvm, memref, vector
 from xdsl.dialects.builtin import (
@@ -38,8 +41,12 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
     IntegerType,
     MemRefType,
+    UnrealizedConversionCastOp,
     VectorType,
     f32,
     i32,
@@ -140,6 +147,39 @@ class BroadcastToLLVM(RewritePattern):
         e.finish(e.emit(llvm.ShuffleVectorOp(first, first, mask, llvm_type(run))))
 
 
+def splat_value(v: SSAValue) -> float | None:
+    """The float every lane of `v` holds when `v` is a constant splat (an `arith.constant`,
+    its `vector.broadcast`, or what convert-to-llvm made of them), else None."""
+    owner = v.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
+        return splat_value(owner.inputs[0])
+    if isinstance(owner, vector.BroadcastOp):
+        return splat_value(owner.source)
+    if isinstance(owner, llvm.ShuffleVectorOp) and not any(owner.mask.get_values()) \
+            and isinstance(first := owner.v1.owner, llvm.InsertElementOp) \
+            and isinstance(position := first.index.owner, llvm.ConstantOp) \
+            and isinstance(position.value, IntegerAttr) and position.value.value.data == 0:
+        return splat_value(first.value)
+    if isinstance(owner, arith.ConstantOp | llvm.ConstantOp):
+        value = owner.value
+        if isinstance(value, FloatAttr):
+            return value.value.data
+        if isinstance(value, DenseIntOrFPElementsAttr) and value.is_splat() \
+                and isinstance(value.get_element_type(), Float16Type | Float32Type | Float64Type):
+            return float(value.get_values()[0])
+    return None
+
+
+def zero_tie_settled(is_max: bool, a: float | None, b: float | None) -> bool:
+    """Whether `llvm.maximum(a, b)` (`minimum`) already returns numpy's answer where the
+    two are zeros of opposite signs (numpy: `b`), given the constant lanes known: a
+    non-zero (or NaN) constant is never such a tie, and the intrinsic takes +0.0 over
+    -0.0 for the maximum (-0.0 for the minimum), which is `b` when `b` is that zero."""
+    if b is not None:
+        return b != 0 or math.copysign(1.0, b) == (1.0 if is_max else -1.0)
+    return a is not None and a != 0
+
+
 class VectorMaxMinFToLLVM(RewritePattern):
     """maximumf/minimumf on vectors -> llvm.maximum/minimum, the second operand where
     both are zeros (np.maximum(0.0, -0.0) is -0.0)."""
@@ -156,8 +196,12 @@ class VectorMaxMinFToLLVM(RewritePattern):
         lanes, width = run.get_shape()[0], float_width(run.element_type)
         e = Emitter(rewriter, op)
         a, b = e.values(op.operands)
-        name = "maximum" if isinstance(op, arith.MaximumfOp) else "minimum"
+        is_max = isinstance(op, arith.MaximumfOp)
+        name = "maximum" if is_max else "minimum"
         picked = e.intrinsic(f"llvm.{name}.v{lanes}f{width}", [a, b], run)
+        if zero_tie_settled(is_max, splat_value(op.lhs), splat_value(op.rhs)):
+            e.finish(picked)
+            return
         bits = VectorType(IntegerType(width), [lanes])
 
         def splat(value: int) -> SSAValue:
