@@ -293,3 +293,41 @@ def test_a_stack_slot_through_a_view_keeps_its_element_pointer() -> None:
     out = np.zeros_like(x)
     jit.function("k")(x, out, 0, 4)
     np.testing.assert_array_equal(out, x)
+
+
+def test_a_gathering_pack_compiles_without_llvms_unroller() -> None:
+    """A weight's channels-last pack is marked irtensor.no_unroll by lower-kernels-to-loops:
+    the JIT turns LLVM's unroller off for it, so its optimised IR stays small (unrolled,
+    the 3x3 taps and the vectorised gathers multiply it), and it copies the same numbers."""
+    from irtensor.dialects.kernel import KernelOp
+    from irtensor.passes.loops.unroll_hint import NO_UNROLL_ATTR, gathers_across_rows
+    from irtensor.pipeline import Pipeline
+
+    pack = """func.func @main(%w: tensor<64x32x3x3xf32>) -> tensor<32x3x3x64xf32> {
+      %0 = kernel.kernel @pack(%w) space [32, 3, 3, 64] reads [#kernel.access<(d0, d1, d2, d3)
+        -> (d3, d0, d1, d2)>] writes affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+        schedule <order [0, 1, 2, 3], tiles [0, 0, 0, 32], vector 8, unroll 1, parallel [0]>
+        : (tensor<64x32x3x3xf32>) -> tensor<32x3x3x64xf32> {
+      ^bb0(%x: f32):
+        kernel.yield %x : f32
+      }
+      func.return %0 : tensor<32x3x3x64xf32>
+    }"""
+    kernel = next(op for op in parse(pack).walk() if isinstance(op, KernelOp))
+    assert gathers_across_rows(kernel)
+    marked = parse(pack)
+    Pipeline("lower-kernels-to-loops").run(marked)
+    function = next(op for op in marked.ops if "irtensor.kernel" in op.attributes)
+    assert NO_UNROLL_ATTR in function.attributes
+    unmarked = marked.clone()
+    next(op for op in unmarked.ops if "irtensor.kernel" in op.attributes) \
+        .attributes.pop(NO_UNROLL_ATTR)
+    w = np.random.default_rng(0).standard_normal((64, 32, 3, 3)).astype(np.float32)
+    sizes = []
+    for module in (marked, unmarked):
+        jit = llvm_jit.compile_module(module)
+        out = np.zeros((32, 3, 3, 64), np.float32)
+        jit.function("pack_0")(w, out, 0, 32)
+        np.testing.assert_array_equal(out, w.transpose(1, 2, 3, 0))
+        sizes.append(len(jit.optimized_ir))
+    assert sizes[0] * 2 < sizes[1], sizes

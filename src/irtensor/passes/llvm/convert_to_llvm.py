@@ -66,6 +66,7 @@ from irtensor.passes import trace
 from irtensor.passes.llvm.lowering import (
     ARG_TYPES_ATTR,
     KERNEL_ATTR,
+    NO_UNROLL_ATTR,
     WRITTEN_ATTR,
     Emitter,
     LLVMLoweringError,
@@ -147,8 +148,9 @@ class FuncToLLVMFunc(RewritePattern):
             ARG_TYPES_ATTR: ArrayAttr(originals),
             WRITTEN_ATTR: DenseArrayBase.from_list(i64, written_arguments(op)),
         }
-        if KERNEL_ATTR in op.attributes:
-            attributes[KERNEL_ATTR] = UnitAttr()
+        for kept in (KERNEL_ATTR, NO_UNROLL_ATTR):
+            if kept in op.attributes:
+                attributes[kept] = UnitAttr()
         for block in op.body.blocks:
             convert_block_arguments(block, rewriter)
         properties = {"arg_attrs": _argument_attributes(inputs)} if self.noalias else None

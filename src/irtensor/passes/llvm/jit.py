@@ -50,7 +50,12 @@ from xdsl.ir import Attribute
 
 from irtensor import dtypes
 from irtensor.passes.llvm.host_checks import check_host_can_run
-from irtensor.passes.llvm.lowering import ARG_TYPES_ATTR, KERNEL_ATTR, WRITTEN_ATTR
+from irtensor.passes.llvm.lowering import (
+    ARG_TYPES_ATTR,
+    KERNEL_ATTR,
+    NO_UNROLL_ATTR,
+    WRITTEN_ATTR,
+)
 from irtensor.passes.llvm.opt_level import (
     OPT_POLICY,
     forced_opt_level,
@@ -431,11 +436,13 @@ def _signatures(module: ModuleOp) -> dict[str, tuple[tuple[Parameter, ...], str 
     }
 
 
-def _optimize(ref: Any, tm: Any, opt_level: int, slp: bool = True) -> None:
+def _optimize(ref: Any, tm: Any, opt_level: int, slp: bool = True, unroll: bool = True
+              ) -> None:
     b = _binding()
     tuning = b.PipelineTuningOptions(speed_level=opt_level)
     tuning.loop_vectorization = opt_level >= 2
     tuning.slp_vectorization = opt_level >= 2 and slp
+    tuning.loop_unrolling = unroll
     builder = b.PassBuilder(tm, tuning)
     builder.getModulePassManager().run(ref, builder)
 
@@ -472,11 +479,14 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
     the caller; LLVM's calls release the GIL, so the caller can lower the next module
     while `executor` compiles this one."""
     start = time.perf_counter()
+    unroll = True
     if isinstance(module, str):
         text, signatures = module, {}
     else:
         lowered = _clone_lowered(module, kernels_only)
         text, signatures = _export(lowered), _signatures(lowered)
+        unroll = not any(NO_UNROLL_ATTR in op.attributes for op in lowered.ops
+                         if isinstance(op, llvm.FuncOp))
     lowered_at = time.perf_counter()
     level = kernel_opt_level(text) if opt_level is None else opt_level
     if vector_width == -1:
@@ -485,7 +495,7 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
 
     def compile_text() -> JitModule:
         with _LOCK:  # llvmlite's module parsing and pass managers share LLVM's global context
-            jit = _compile_text(text, signatures, level, vector_width)
+            jit = _compile_text(text, signatures, level, vector_width, unroll)
         jit.timings["lower"] = lowered_at - start
         jit.timings["total"] = jit.timings["lower"] + jit.timings["optimize"] \
             + jit.timings["codegen"]
@@ -502,7 +512,7 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
 
 
 def _compile_text(text: str, signatures: dict[str, Any], opt_level: int,
-                  vector_width: int | None) -> JitModule:
+                  vector_width: int | None, unroll: bool = True) -> JitModule:
     b = _binding()
     t0 = time.perf_counter()
     tm = _target_machine(opt_level, vector_width, jit=True)
@@ -512,7 +522,7 @@ def _compile_text(text: str, signatures: dict[str, Any], opt_level: int,
     for fn in ref.functions:
         if not fn.is_declaration and fn.name not in signatures:
             signatures[fn.name] = _signature_from_ir(fn)
-    _optimize(ref, tm, opt_level, slp_pays(text))
+    _optimize(ref, tm, opt_level, slp_pays(text), unroll)
     _check_symbols(ref)
     optimized = str(ref)
     t1 = time.perf_counter()

@@ -64,6 +64,8 @@ PTR = llvm.LLVMPointerType()
 KERNEL_ATTR = "irtensor.kernel"
 ARG_TYPES_ATTR = "irtensor.arg_types"
 WRITTEN_ATTR = "irtensor.written_args"
+# On a kernel function whose loops LLVM should not unroll (passes/loops/unroll_hint.py).
+NO_UNROLL_ATTR = "irtensor.no_unroll"
 
 # The IEEE float types the llvm dialect carries as they are.
 NATIVE_FLOATS = (Float16Type, Float32Type, Float64Type)
@@ -326,6 +328,7 @@ class Emitter:
 __all__ = [
     "ARG_TYPES_ATTR",
     "KERNEL_ATTR",
+    "NO_UNROLL_ATTR",
     "PTR",
     "WRITTEN_ATTR",
     "Emitter",

@@ -70,6 +70,7 @@ from irtensor.passes.loops.loop_parts import (
 )
 from irtensor.passes.loops.merge_duplicates import merge_duplicates
 from irtensor.passes.loops.register_block import RegisterBlock
+from irtensor.passes.loops.unroll_hint import NO_UNROLL_ATTR, gathers_across_rows
 
 KERNEL_ATTR = "irtensor.kernel"
 
@@ -133,6 +134,8 @@ class KernelFunction:
         arg_types = [a.type for a in self.entry.args]
         function = func.FuncOp(self.name, (arg_types, []), Region(self.entry))
         function.attributes[KERNEL_ATTR] = UnitAttr()
+        if gathers_across_rows(self.op):
+            function.attributes[NO_UNROLL_ATTR] = UnitAttr()
         return function
 
     def reductions_innermost(self) -> bool:
