@@ -227,6 +227,22 @@ def test_integer_arithmetic_is_numpys(t: str) -> None:
         assert_same(g, want, f"{name} {t}")
 
 
+
+@pytest.mark.parametrize("t", INTS)
+def test_signed_division_by_a_positive_constant_is_numpys(t: str) -> None:
+    """A known positive divisor (an index's `floordiv 16`) takes a short form without the
+    zero and -1 guards: the same floor, ceiling, truncation and remainder on negative,
+    positive and extreme dividends."""
+    a, _ = pairs(DTYPES[t])
+    for divisor in (1, 3, 16, int(np.iinfo(DTYPES[t]).max)):
+        b = np.full_like(a, divisor)
+        refs = {name: want for name, want in int_refs(a, b).items()
+                if name in ("floordivsi", "remsi", "divsi", "ceildivsi")}
+        got = run([(f"{{r}}_d = arith.constant {divisor} : {t}\n"
+                    f"{{r}} = arith.{name} %a, {{r}}_d : {t}", t) for name in refs], a)
+        for (name, want), g in zip(refs.items(), got, strict=True):
+            assert_same(g, want, f"{name} {t} by {divisor}")
+
 CMPI = {
     "eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equal,
     "sgt": np.greater, "sge": np.greater_equal,

@@ -125,3 +125,50 @@ func.func @bf16_bool(%x: memref<bf16>, %m: memref<3xi1>, %out: memref<3xbf16>, %
 // CHECK-NEXT:    llvm.select %keep, %[[ROUNDED]], %[[V]] : i1, f32
 // CHECK:         llvm.trunc %{{.*}} : i32 to i16
 // CHECK-NEXT:    llvm.store %{{.*}}, %{{.*}} : i16, !llvm.ptr
+
+// Signed division: by a value, guarded (b == 0 gives 0, b == -1 is a negation);
+// by a known positive constant (an index's floordiv), sdiv and the remainder's
+// sign alone: floor subtracts one for a negative remainder, ceil adds one for a
+// positive one, remsi is srem.
+func.func @divisions(%in0: memref<8xi64>, %out: memref<4x8xi64>, %start: index, %stop: index) attributes {irtensor.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : i64
+  scf.for %i = %start to %stop step %c1 {
+    %a = memref.load %in0[%i] : memref<8xi64>
+    %floor = arith.floordivsi %a, %c16 : i64
+    memref.store %floor, %out[%c0, %i] : memref<4x8xi64>
+    %ceil = arith.ceildivsi %a, %c16 : i64
+    memref.store %ceil, %out[%c1, %i] : memref<4x8xi64>
+    %rem = arith.remsi %a, %c16 : i64
+    memref.store %rem, %out[%c2, %i] : memref<4x8xi64>
+    %by_value = arith.floordivsi %a, %a : i64
+    memref.store %by_value, %out[%c3, %i] : memref<4x8xi64>
+  }
+  func.return
+}
+// CHECK-LABEL: llvm.func @divisions(
+// CHECK:         %[[A:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK-NEXT:    %[[Q:.*]] = llvm.sdiv %[[A]], %[[C16:.*]] : i64
+// CHECK-NEXT:    %[[R:.*]] = llvm.srem %[[A]], %[[C16]] : i64
+// CHECK-NEXT:    %[[NEG:.*]] = llvm.icmp "slt" %[[R]], %{{.*}} : i64
+// CHECK-NEXT:    %[[DOWN:.*]] = llvm.zext %[[NEG]] : i1 to i64
+// CHECK-NEXT:    %[[FLOOR:.*]] = llvm.sub %[[Q]], %[[DOWN]] : i64
+// CHECK-NEXT:    llvm.getelementptr
+// CHECK-NEXT:    llvm.store %[[FLOOR]]
+// CHECK-NEXT:    %[[Q2:.*]] = llvm.sdiv %[[A]], %[[C16]] : i64
+// CHECK-NEXT:    %[[R2:.*]] = llvm.srem %[[A]], %[[C16]] : i64
+// CHECK-NEXT:    %[[POS:.*]] = llvm.icmp "sgt" %[[R2]], %{{.*}} : i64
+// CHECK-NEXT:    %[[UP:.*]] = llvm.zext %[[POS]] : i1 to i64
+// CHECK-NEXT:    %[[CEIL:.*]] = llvm.add %[[Q2]], %[[UP]] : i64
+// CHECK-NEXT:    llvm.getelementptr
+// CHECK-NEXT:    llvm.store %[[CEIL]]
+// CHECK-NEXT:    %[[REM:.*]] = llvm.srem %[[A]], %[[C16]] : i64
+// CHECK-NEXT:    llvm.getelementptr
+// CHECK-NEXT:    llvm.store %[[REM]]
+// CHECK-NEXT:    llvm.icmp "eq" %[[A]]
+// CHECK-NEXT:    llvm.icmp "eq" %[[A]]
+// CHECK:         llvm.select
+// CHECK:         llvm.sdiv %[[A]]

@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects import llvm
+from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
@@ -157,6 +157,19 @@ def int_attr(value: int, t: Attribute) -> IntegerAttr:
 _UNDEF = StringAttr("undef")
 _CONSTANTS: weakref.WeakKeyDictionary[Block, dict[tuple[Attribute, Attribute], SSAValue]] = \
     weakref.WeakKeyDictionary()
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The integer an index is known to be: an `arith.constant`, or the llvm constant
+    (behind its cast) it was lowered to."""
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
+        owner = owner.inputs[0].owner
+    if isinstance(owner, arith.ConstantOp | llvm.ConstantOp):
+        attr = owner.value
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
 
 
 class Emitter:
@@ -334,6 +347,7 @@ __all__ = [
     "Emitter",
     "LLVMLoweringError",
     "byte_size",
+    "constant_index",
     "exact_float",
     "float_width",
     "int_width",

@@ -18,7 +18,7 @@ import math as pymath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, llvm, memref, vector
+from xdsl.dialects import llvm, memref, vector
 from xdsl.dialects.builtin import (
     BFloat16Type,
     IntegerAttr,
@@ -37,6 +37,7 @@ from irtensor.passes.llvm.lowering import (
     Emitter,
     LLVMLoweringError,
     byte_size,
+    constant_index,
     memory_type,
 )
 
@@ -74,19 +75,6 @@ def linear_index(e: Emitter, t: MemRefType, indices: Sequence[SSAValue]) -> SSAV
         const = e.int_const(offset)
         total = const if total is None else e.emit(llvm.AddOp(total, const, overflow=NSW))
     return total
-
-
-def constant_index(value: SSAValue) -> int | None:
-    """The integer an index is known to be: an `arith.constant`, or the llvm constant
-    (behind its cast) it was lowered to."""
-    owner = value.owner
-    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
-        owner = owner.inputs[0].owner
-    if isinstance(owner, arith.ConstantOp | llvm.ConstantOp):
-        attr = owner.value
-        if isinstance(attr, IntegerAttr):
-            return attr.value.data
-    return None
 
 
 def row_major(t: MemRefType) -> bool:
