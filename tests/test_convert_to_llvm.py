@@ -726,3 +726,31 @@ def test_elementwise_arithmetic_property(t: str) -> None:
             assert_same(g, numpy_quiet(lambda f=f: f(a, b)), f"{name} {t}")
 
     check()
+
+
+def test_ops_made_like_a_first_one_equal_their_constructors() -> None:
+    """`made_like` builds an op by its constructor once per key, then by `create` from
+    what that made: the second and later ops print as the constructor's would."""
+    from xdsl.dialects import llvm
+    from xdsl.dialects.builtin import f32, i64
+    from xdsl.ir import Block
+
+    from irtensor.ir import to_text
+    from irtensor.passes.llvm.lowering import made_like
+
+    block = Block(arg_types=[llvm.LLVMPointerType(), i64, i64])
+    pointer, x, y = block.args
+    pointee = llvm.LLVMArrayType(4, llvm.LLVMArrayType(8, f32))
+    for build in (
+        lambda a, b: llvm.GEPOp.from_mixed_indices(pointer, [a, 3, b], pointee, inbounds=True),
+        lambda a, b: llvm.AddOp(a, b),
+        lambda a, b: llvm.StoreOp(a, pointer, alignment=8, nontemporal=True),
+    ):
+        key = ("test", id(build))
+        first = made_like(key, list(build(x, y).operands), lambda f=build: f(x, y))
+        again = made_like(key, list(build(y, x).operands), lambda f=build: f(y, x))
+        for op in (first, again):
+            block.add_op(op)
+        assert to_text(again) == to_text(build(y, x)), to_text(again)
+        assert again is not first and type(again) is type(first)
+        again.verify()

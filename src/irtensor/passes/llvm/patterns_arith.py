@@ -42,10 +42,12 @@ from irtensor.passes.llvm.lowering import (
     Emitter,
     LLVMLoweringError,
     constant_index,
+    constant_op,
     exact_float,
     int_attr,
     int_width,
     llvm_type,
+    made_like,
 )
 
 # --------------------------------------------------------------------------- helpers
@@ -198,10 +200,10 @@ class ConstantToLLVM(RewritePattern):
         lowered = llvm_type(t)
         value = op.value
         if isinstance(value, IntegerAttr):  # in place, keeping its name
-            e.finish(e.emit(llvm.ConstantOp(int_attr(value.value.data, lowered), lowered)))
+            e.finish(e.emit(constant_op(int_attr(value.value.data, lowered), lowered)))
         elif isinstance(value, FloatAttr):
             attr = FloatAttr(exact_float(value.value.data, t), lowered)
-            e.finish(e.emit(llvm.ConstantOp(attr, lowered)))
+            e.finish(e.emit(constant_op(attr, lowered)))
         else:
             raise LLVMLoweringError(f"convert-to-llvm: cannot lower the constant {value} "
                                     "(only scalar integer and float constants)")
@@ -231,7 +233,9 @@ class FloatBinaryToLLVM(RewritePattern):
             return
         e = Emitter(rewriter, op)
         a, b = e.values(op.operands)
-        result = e.emit(new(a, b, fast_math=fast_math_of(op, self.contract)))  # type: ignore[call-arg]
+        result = e.emit(made_like(
+            (new, a.type, b.type, getattr(op, "fastmath", None), self.contract), (a, b),
+            lambda: new(a, b, fast_math=fast_math_of(op, self.contract))))  # type: ignore[call-arg]
         t = op.results[0].type
         e.finish(e.round_bf16(result) if isinstance(t, BFloat16Type) else result)
 

@@ -131,7 +131,7 @@ def nested_pointer(e: Emitter, base: SSAValue, t: MemRefType,
                      else e.value(index))
     if all(m == 0 for m in mixed):
         return base
-    return e.emit(llvm.GEPOp.from_mixed_indices(base, mixed, pointee, inbounds=True))
+    return e.gep(base, mixed, pointee)
 
 
 def element_pointer(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
@@ -143,7 +143,7 @@ def element_pointer(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -
     if index is None:
         return base
     element = memory_type(t.element_type)
-    return e.emit(llvm.GEPOp.from_mixed_indices(base, [index], element, inbounds=True))
+    return e.gep(base, [index], element)
 
 
 class LoadToLLVM(RewritePattern):
@@ -156,7 +156,7 @@ class LoadToLLVM(RewritePattern):
         e = Emitter(rewriter, op)
         pointer = element_pointer(e, op.memref, op.indices)
         element = op.res.type
-        value = e.emit(llvm.LoadOp(pointer, memory_type(element)))
+        value = e.load(pointer, memory_type(element))
         if element == i1:
             value = e.icmp("ne", value, e.int_const(0, value.type))
         elif isinstance(element, BFloat16Type):
@@ -180,7 +180,7 @@ class StoreToLLVM(RewritePattern):
             value = e.zext(value, memory_type(element))
         elif isinstance(element, BFloat16Type):
             value = e.bf16_to_i16(value)
-        e.insert(llvm.StoreOp(value, pointer, nontemporal=is_nontemporal(op)))
+        e.store(value, pointer, nontemporal=is_nontemporal(op))
         rewriter.erase(op)
 
 

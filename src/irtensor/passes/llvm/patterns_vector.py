@@ -61,6 +61,7 @@ from irtensor.passes.llvm.lowering import (
     byte_size,
     float_width,
     llvm_type,
+    made_like,
 )
 from irtensor.passes.llvm.patterns_memref import (
     buffer_origin,
@@ -92,7 +93,7 @@ class VectorLoadToLLVM(RewritePattern):
         align = _run_type(op.base.type, run, "vector.load")
         e = Emitter(rewriter, op)
         pointer = element_pointer(e, op.base, op.indices)
-        e.finish(e.emit(llvm.LoadOp(pointer, llvm_type(run), alignment=align)))
+        e.finish(e.load(pointer, llvm_type(run), align))
 
 
 def on_stack(buffer: SSAValue) -> bool:
@@ -116,10 +117,8 @@ class VectorStoreToLLVM(RewritePattern):
         if on_stack(op.base):
             # llvmlite types a stack slot's pointer by its element and refuses to store a
             # vector through it: a step of 0 vectors gives the pointer the vector's type.
-            pointer = e.emit(llvm.GEPOp.from_mixed_indices(pointer, [0], llvm_type(run),
-                                                              inbounds=True))
-        e.insert(llvm.StoreOp(e.value(op.vector), pointer, alignment=align,
-                              nontemporal=is_nontemporal(op)))
+            pointer = e.gep(pointer, [0], llvm_type(run))
+        e.store(e.value(op.vector), pointer, align, is_nontemporal(op))
         rewriter.erase(op)
 
 
@@ -141,10 +140,15 @@ class BroadcastToLLVM(RewritePattern):
         source = e.value(op.source)
         if isinstance(op.source.type, BFloat16Type):  # a bf16 row holds the bits
             source = e.bf16_to_i16(source)
-        empty = e.undef(llvm_type(run))
-        first = e.emit(llvm.InsertElementOp(empty, source, e.int_const(0, i32)))
-        mask = DenseArrayBase.from_list(i32, [0] * lanes)
-        e.finish(e.emit(llvm.ShuffleVectorOp(first, first, mask, llvm_type(run))))
+        vector_type = llvm_type(run)
+        empty, position = e.undef(vector_type), e.int_const(0, i32)
+        first = e.emit(made_like((llvm.InsertElementOp, vector_type, source.type),
+                                 (empty, source, position),
+                                 lambda: llvm.InsertElementOp(empty, source, position)))
+        e.finish(e.emit(made_like(
+            (llvm.ShuffleVectorOp, vector_type, "splat"), (first, first),
+            lambda: llvm.ShuffleVectorOp(first, first, DenseArrayBase.from_list(i32, [0] * lanes),
+                                         vector_type))))
 
 
 def splat_value(v: SSAValue) -> float | None:
