@@ -73,6 +73,7 @@ from irtensor.passes.loops.register_block import RegisterBlock
 from irtensor.passes.loops.unroll_hint import NO_UNROLL_ATTR, gathers_across_rows
 
 KERNEL_ATTR = "irtensor.kernel"
+INDEX = IndexType()
 
 
 class KernelFunction:
@@ -110,7 +111,7 @@ class KernelFunction:
             self.inputs = [collapse_view(self.at, v, g) for v, g in zip(self.inputs, groups,
                                                                           strict=True)]
             self.output = collapse_view(self.at, self.output, output_groups)
-        self.constants: dict[tuple[str, Attribute], SSAValue] = {}
+        self.constants: dict[tuple[str | int, Attribute], SSAValue] = {}
         self.last_constant: Operation | None = None
         self.accumulator: SSAValue = self.output
         self.accumulated: list[int] = []  # the dims that index a separate accumulator
@@ -518,7 +519,9 @@ class KernelFunction:
     # ------------------------------------------------------------------ constants
 
     def index(self, value: int) -> SSAValue:
-        return self.constant_attr(IntegerAttr(value, IndexType()), IndexType())
+        known = self.constants.get((value, INDEX))  # made once: no attribute to build
+        return known if known is not None else \
+            self.constant_attr(IntegerAttr(value, INDEX), INDEX)
 
     def constant(self, value: float | int | bool, element: Attribute) -> SSAValue:
         """The value of type `element`; of a vector type, the scalar broadcast here."""
@@ -528,8 +531,9 @@ class KernelFunction:
         return self.constant_attr(scalar_attr(value, element), element)
 
     def constant_attr(self, attr: Attribute, t: Attribute) -> SSAValue:
-        """One `arith.constant` per value and type, at the top of the function."""
-        key = (str(attr), t)
+        """One `arith.constant` per value and type, at the top of the function (a float's
+        text tells -0.0 from 0.0, which compare equal)."""
+        key = (attr.value.data, t) if isinstance(attr, IntegerAttr) else (str(attr), t)
         if key not in self.constants:
             op = arith.ConstantOp(attr, t)
             if isinstance(t, IndexType) and isinstance(attr, IntegerAttr):

@@ -200,7 +200,7 @@ class OpenCLKernelBuilder(KernelFunction):
             arg.name_hint = f"in{i}"
         self.output.name_hint = "out"
         self.at = Builder(InsertPoint.at_end(self.entry))
-        self.constants: dict[tuple[str, Attribute], SSAValue] = {}
+        self.constants: dict[tuple[str | int, Attribute], SSAValue] = {}
         self.last_constant: Operation | None = None
         self.accumulator: SSAValue = self.output
         self.accumulated: list[int] = []
