@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -183,6 +183,21 @@ def pointwise(b: LLBuilder, x: SSAValue, weight: SSAValue, groups: int,
     return b.reshape(b.sum_of_products(x, w, (3,), keepdim=True), out)
 
 
+def fold_windows(b: LLBuilder, x: SSAValue, op: hl.MaxPool2dOp | hl.AvgPool2dOp, views: bool,
+                 elementwise: Callable[[SSAValue, SSAValue], SSAValue],
+                 reduce: Callable[[SSAValue, Sequence[int]], SSAValue]) -> SSAValue:
+    """The pool `op`'s windows of the padded `x`, each folded to one value: with `views`
+    and at most POOL_VIEW_TAPS taps, `elementwise` across one strided view per tap, in
+    tap order; else `reduce` over the window dimensions."""
+    kernel, strides = ints(op.kernel), ints(op.strides)
+    if views and math.prod(kernel) <= POOL_VIEW_TAPS:
+        return functools.reduce(elementwise, tap_views(b, x, kernel, strides,
+                                                       shape_of(op.res)[-2:]))
+    x = windows(b, x, kernel, strides, (1, 1))
+    rank = len(shape_of(x))
+    return reduce(x, (rank - 2, rank - 1))
+
+
 class MaxPool2dToMax(RewritePattern):
     """Windows of the input padded with -inf, reduced by max over (KH, KW); with
     `views`, a small window's taps as views, maxed elementwise."""
@@ -194,14 +209,7 @@ class MaxPool2dToMax(RewritePattern):
     def match_and_rewrite(self, op: hl.MaxPool2dOp, rewriter: PatternRewriter) -> None:
         b = LLBuilder(rewriter, like=op)
         x = pad_hw(b, op.input, ints(op.padding), -math.inf)
-        kernel = ints(op.kernel)
-        if self.views and math.prod(kernel) <= POOL_VIEW_TAPS:
-            taps = tap_views(b, x, kernel, ints(op.strides), shape_of(op.res)[-2:])
-            rewriter.replace(op, [], [functools.reduce(b.max, taps)])
-            return
-        x = windows(b, x, kernel, ints(op.strides), (1, 1))
-        rank = len(shape_of(x))
-        rewriter.replace(op, [], [b.max_over(x, (rank - 2, rank - 1))])
+        rewriter.replace(op, [], [fold_windows(b, x, op, self.views, b.max, b.max_over)])
 
 
 class AvgPool2dToSum(RewritePattern):
@@ -215,14 +223,7 @@ class AvgPool2dToSum(RewritePattern):
     def match_and_rewrite(self, op: hl.AvgPool2dOp, rewriter: PatternRewriter) -> None:
         b = LLBuilder(rewriter, like=op)
         x = pad_hw(b, op.input, ints(op.padding), 0.0)
-        kernel = ints(op.kernel)
-        if self.views and math.prod(kernel) <= POOL_VIEW_TAPS:
-            taps = tap_views(b, x, kernel, ints(op.strides), shape_of(op.res)[-2:])
-            total = functools.reduce(b.add, taps)
-        else:
-            x = windows(b, x, kernel, ints(op.strides), (1, 1))
-            rank = len(shape_of(x))
-            total = b.sum(x, (rank - 2, rank - 1))
+        total = fold_windows(b, x, op, self.views, b.add, b.sum)
         scale = b.const(1.0 / math.prod(ints(op.kernel)), like=total)
         rewriter.replace(op, [], [b.mul(total, scale)])
 
