@@ -50,12 +50,7 @@ from xdsl.ir import Attribute
 
 from irtensor import dtypes
 from irtensor.passes.llvm.host_checks import check_host_can_run
-from irtensor.passes.llvm.lowering import (
-    ARG_TYPES_ATTR,
-    KERNEL_ATTR,
-    NO_UNROLL_ATTR,
-    WRITTEN_ATTR,
-)
+from irtensor.passes.llvm.lowering import ARG_TYPES_ATTR, KERNEL_ATTR, NO_UNROLL_ATTR, WRITTEN_ATTR
 from irtensor.passes.llvm.opt_level import (
     OPT_POLICY,
     forced_opt_level,
