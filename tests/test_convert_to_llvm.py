@@ -754,3 +754,57 @@ def test_ops_made_like_a_first_one_equal_their_constructors() -> None:
         assert to_text(again) == to_text(build(y, x)), to_text(again)
         assert again is not first and type(again) is type(first)
         again.verify()
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(["floordivsi", "ceildivsi", "divsi", "remsi"]),
+       t=st.sampled_from(INTS), divisor=st.integers(1, 2**31 - 1), seed=st.integers(0, 2**16))
+def test_division_by_a_positive_constant_keeps_numpys_meaning(
+        name: str, t: str, divisor: int, seed: int) -> None:
+    """Property: the short form for a known positive divisor gives what numpy (and the
+    guarded form's meaning) gives, on random dividends of both signs and the extremes."""
+    dtype = DTYPES[t]
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    a = np.concatenate([rng.integers(info.min, info.max, 48, dtype=dtype, endpoint=True),
+                        np.array([0, -1, 1, info.min, info.max, divisor, -divisor], dtype)])
+    want = int_refs(a, np.full_like(a, divisor))[name]
+    (got,) = run([(f"{{r}}_d = arith.constant {divisor} : {t}\n"
+                   f"{{r}} = arith.{name} %a, {{r}}_d : {t}", t)], a)
+    assert_same(got, want, f"{name} {t} by {divisor}")
+
+
+def _vector_max_kernel(op: str, constant: float, constant_first: bool) -> str:
+    operands = "%c8, %x" if constant_first else "%x, %c8"
+    return f"""func.func @k(%in: memref<16xf32>, %out: memref<16xf32>, %start: index,
+                     %stop: index) attributes {{irtensor.kernel}} {{
+      %c0 = arith.constant 0 : index
+      %c8i = arith.constant 8 : index
+      %c = arith.constant {constant!r} : f32
+      %c8 = vector.broadcast %c : f32 to vector<8xf32>
+      %x = vector.load %in[%c0] : memref<16xf32>, vector<8xf32>
+      %r = arith.{op} {operands} : vector<8xf32>
+      vector.store %r, %out[%c0] : memref<16xf32>, vector<8xf32>
+      %y = vector.load %in[%c8i] : memref<16xf32>, vector<8xf32>
+      %s = arith.{op} {operands.replace("%x", "%y")} : vector<8xf32>
+      vector.store %s, %out[%c8i] : memref<16xf32>, vector<8xf32>
+      func.return
+    }}""".replace("nan", "0x7FC00000")
+
+
+@settings(max_examples=30, deadline=None)
+@given(op=st.sampled_from(["maximumf", "minimumf"]),
+       constant=st.sampled_from([0.0, -0.0, 1.5, -2.0, math.nan]),
+       constant_first=st.booleans(),
+       x=hnp.arrays(np.float32, 16, elements=st.sampled_from(
+           [0.0, -0.0, 1.0, -1.0, 1.5, -2.0, math.inf, -math.inf, math.nan])))
+def test_vector_max_min_with_a_constant_keep_numpys_meaning(
+        op: str, constant: float, constant_first: bool, x: np.ndarray) -> None:
+    """Property: a vector maximumf/minimumf with a constant splat (the tie mask left out
+    where the constant settles it) gives np.maximum/np.minimum, signs of zero included."""
+    jit = llvm_jit.compile_module(parse(_vector_max_kernel(op, constant, constant_first)))
+    out = np.zeros(16, np.float32)
+    jit.function("k")(x, out, 0, 1)
+    c = np.float32(constant)
+    f = np.maximum if op == "maximumf" else np.minimum
+    assert_same(out, f(c, x) if constant_first else f(x, c))

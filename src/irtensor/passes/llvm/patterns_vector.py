@@ -41,7 +41,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
-    Float64Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -152,8 +151,9 @@ class BroadcastToLLVM(RewritePattern):
 
 
 def splat_value(v: SSAValue) -> float | None:
-    """The float every lane of `v` holds when `v` is a constant splat (an `arith.constant`,
-    its `vector.broadcast`, or what convert-to-llvm made of them), else None."""
+    """The float every lane of `v` holds when `v` is a constant splat (a scalar
+    `arith.constant`'s `vector.broadcast`, or what convert-to-llvm made of it; vector
+    constants are not lowered), else None."""
     owner = v.owner
     if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
         return splat_value(owner.inputs[0])
@@ -164,13 +164,9 @@ def splat_value(v: SSAValue) -> float | None:
             and isinstance(position := first.index.owner, llvm.ConstantOp) \
             and isinstance(position.value, IntegerAttr) and position.value.value.data == 0:
         return splat_value(first.value)
-    if isinstance(owner, arith.ConstantOp | llvm.ConstantOp):
-        value = owner.value
-        if isinstance(value, FloatAttr):
-            return value.value.data
-        if isinstance(value, DenseIntOrFPElementsAttr) and value.is_splat() \
-                and isinstance(value.get_element_type(), Float16Type | Float32Type | Float64Type):
-            return float(value.get_values()[0])
+    if isinstance(owner, arith.ConstantOp | llvm.ConstantOp) \
+            and isinstance(owner.value, FloatAttr):
+        return owner.value.value.data
     return None
 
 
