@@ -58,6 +58,42 @@ def test_any_recompute_limit_keeps_the_meaning(program: Program, limit: int) -> 
     check_fusion(program, f"fuse{{recompute-limit={limit}}}")
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 4), st.integers(1, 3), st.integers(3, 6), st.sampled_from(["max", "avg"]),
+       st.integers(1, 3), st.integers(1, 2), st.data(), st.integers(0, 10))
+def test_pools_of_concatenations_keep_their_results(
+        parts: int, channels: int, size: int, kind: str, k: int, stride: int,
+        data: st.DataObject, limit: int) -> None:
+    # a concat viewed as NCHW and pooled through k * k masked taps (with, maybe, a second
+    # consumer): what recomputing it costs (its masks' bounds count), and the views
+    # left in place of stored copies
+    pad, shared = data.draw(st.integers(0, k // 2)), data.draw(st.booleans())
+    out = (size + 2 * pad - k) // stride + 1
+    c = channels * parts
+    part, whole = f"tensor<{channels}x{size}x{size}xf32>", f"tensor<{c}x{size}x{size}xf32>"
+    image, pooled = f"tensor<1x{c}x{size}x{size}xf32>", f"tensor<1x{c}x{out}x{out}xf32>"
+    args = ", ".join(f"%a{i}: {part}" for i in range(parts))
+    exps = "\n".join(f"  %e{i} = hl.exp %a{i} : {part}" for i in range(parts))
+    second = f"  %sq = hl.mul %cat, %cat : {whole}, {whole} -> {whole}\n" if shared else ""
+    results = f"%pool, %sq : {pooled}, {whole}" if shared else f"%pool : {pooled}"
+    text = f"""
+func.func @main({args}) -> ({results.split(" : ")[1]}) {{
+{exps}
+  %cat = hl.concat {", ".join(f"%e{i}" for i in range(parts))} axis 0 : \
+{", ".join([part] * parts)} -> {whole}
+  %img = hl.reshape %cat : {whole} -> {image}
+  %pool = hl.{kind}_pool2d %img kernel [{k}, {k}] strides [{stride}, {stride}] \
+padding [{pad}, {pad}, {pad}, {pad}] : {image} -> {pooled}
+{second}  func.return {results}
+}}"""
+    rng = np.random.default_rng(parts * 100 + size)
+    inputs = [rng.standard_normal((channels, size, size)).astype(np.float32)
+              for _ in range(parts)]
+    after = assert_preserves_semantics(f"{HL_TO_LL},fuse{{recompute-limit={limit}}}",
+                                       ir.parse(text), inputs, rtol=1e-5, atol=1e-5)
+    assert_reads_in_bounds(after)
+
+
 SHARED = """
 func.func @main(%x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
   %e = hl.exp %x : tensor<64xf32>

@@ -203,6 +203,15 @@ def window(size: int, kernel: int, stride: int, dilation: int, low: int, high: i
     return (padded - span) // stride + 1
 
 
+def window_cells(size: int, kernel: int, stride: int, dilation: int, low: int, high: int,
+                 counted: tuple[int, int]) -> list[int]:
+    """For each window along one axis, how many of its taps fall in `counted`: a
+    [start, stop) range of input positions (the padding before the input at -low...-1)."""
+    start, stop = counted
+    return [sum(start <= o * stride + i * dilation - low < stop for i in range(kernel))
+            for o in range(window(size, kernel, stride, dilation, low, high))]
+
+
 def conv2d(
     x: Sequence[int],
     w: Sequence[int],

@@ -8,6 +8,8 @@ import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+import numpy as np
+
 from irtensor import dtypes, shapes
 from irtensor.dialects import hl
 from irtensor.frontend import conv_nd, pool_indices
@@ -183,15 +185,15 @@ class NNMixin:
         if op is hl.MaxPool2dOp or (count_include_pad and full == pads):
             return out
         # out / the mean of a ones mask pooled alike: the mean over the cells that count,
-        # the padding when count_include_pad, never what ceil_mode adds after it
+        # the padding when count_include_pad, never what ceil_mode adds after it. The
+        # shape alone fixes it: a constant, not a pool of ones at every channel
         h, w = x.shape[-2:]
-        if count_include_pad:
-            ones = type(x).ones(h + top + bottom, w + left + right, dtype=x.dtype,
-                                device=x.device)
-            mask_pads = (0, 0, full[2] - bottom, full[3] - right)
-        else:
-            ones, mask_pads = type(x).ones(h, w, dtype=x.dtype, device=x.device), full
-        return out / _window_pool(ones, op, k, s, d, mask_pads)
+        rows = shapes.window_cells(h, k[0], s[0], d[0], top, full[2],
+                                   (-top, h + bottom) if count_include_pad else (0, h))
+        cols = shapes.window_cells(w, k[1], s[1], d[1], left, full[3],
+                                   (-left, w + right) if count_include_pad else (0, w))
+        means = np.outer(rows, cols).astype(np.float32) * np.float32(1 / (k[0] * k[1]))
+        return out / type(x)(means, device=x.device).cast(x.dtype)
 
     @overload
     def max_pool2d(self: Tensor, kernel_size: int | Sequence[int] = ...,

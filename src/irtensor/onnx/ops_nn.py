@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from irtensor import shapes
 from irtensor.frontend.tensor import Tensor
 from irtensor.onnx.registry import Node, Value, op
 
@@ -151,17 +152,16 @@ def pool(node: Node) -> list[Value]:
 def _window_counts(x: Tensor, kernel: list[int], strides: list[int], pads: list[int],
                    extra: list[int], n: int, with_pads: bool) -> Tensor:
     """The share of each window that AveragePool divides by: the input's cells (and the
-    explicit pads, with count_include_pad), never ceil_mode's overhang."""
-    sizes = list(x.shape[2:])
-    mask = np.ones([1, 1, *sizes], np.float32)
-    p = as_2d(pads[:n], 0, n) + as_2d(pads[n:], 0, n)
-    e = as_2d(extra, 0, n)
-    if with_pads:
-        mask = np.pad(mask, [(0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])], constant_values=1)
-        p = [0, 0, 0, 0]
-    padding = (p[1], p[3] + e[1], p[0], p[2] + e[0])
-    counts = Tensor(mask, device=x.device).avg_pool2d(kernel, strides, padding=padding)
-    return counts.cast(x.dtype)
+    explicit pads, with count_include_pad), never ceil_mode's overhang. A constant of
+    the geometry, not a pool of ones at every channel."""
+    sizes, k, s = x.shape[2:], kernel, strides  # x, kernel, strides: already 2-D
+    low, high = as_2d(pads[:n], 0, n), as_2d(pads[n:], 0, n)
+    ends = [h + e for h, e in zip(high, as_2d(extra, 0, n), strict=True)]
+    cells = [shapes.window_cells(sizes[a], k[a], s[a], 1, low[a], ends[a],
+                                 (-low[a], sizes[a] + high[a]) if with_pads else (0, sizes[a]))
+             for a in (0, 1)]
+    means = np.outer(*cells).astype(np.float32) * np.float32(1 / (k[0] * k[1]))
+    return Tensor(means[None, None], device=x.device).cast(x.dtype)
 
 
 @op("GlobalAveragePool", "GlobalMaxPool")

@@ -305,3 +305,37 @@ func.func @pointwise_bias_relu(%x: tensor<2x8x4x3xf32>, %w: tensor<16x8x1x1xf32>
   %2 = hl.relu %1 : tensor<2x16x4x3xf32>
   func.return %2 : tensor<2x16x4x3xf32>
 }
+
+// A pool of a concatenation: the pool's nine taps would each compute the concat,
+// three masked reads a tap. The masks' bounds count in what recomputing costs, so
+// the concat is computed once, in its own space, and the pool reads it padded.
+// CHECK-LABEL: func.func @concat_pool
+// CHECK:         %[[CAT:.*]] = kernel.kernel @E_1_12_6_6(%a, %b, %c) space [1, 12, 6, 6]
+// CHECK:         kernel.kernel @E_1_12_6_6(%[[CAT]], %[[CAT]], %[[CAT]], %[[CAT]], %[[CAT]], %[[CAT]], %[[CAT]], %[[CAT]], %[[CAT]]) space [1, 12, 6, 6]
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @concat_pool(%a: tensor<1x4x6x6xf32>, %b: tensor<1x4x6x6xf32>, %c: tensor<1x4x6x6xf32>) -> tensor<1x12x6x6xf32> {
+  %0 = hl.concat %a, %b, %c axis 1 : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32> -> tensor<1x12x6x6xf32>
+  %1 = hl.max_pool2d %0 kernel [3, 3] strides [1, 1] padding [1, 1, 1, 1] : tensor<1x12x6x6xf32> -> tensor<1x12x6x6xf32>
+  func.return %1 : tensor<1x12x6x6xf32>
+}
+
+// A broadcast too costly to recompute in its two consumers: what it broadcasts is
+// stored (4 values, not 64), and both consumers read it through the broadcast.
+// CHECK-LABEL: func.func @shared_broadcast
+// CHECK:         %[[ROW:.*]] = kernel.kernel @E_4_1(%x) space [4, 1]
+// CHECK:         kernel.kernel @E_4_16(%[[ROW]], %y) space [4, 16] reads [#kernel.access<(d0, d1) -> (d0, 0)>
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @shared_broadcast(%x: tensor<4x1xf32>, %y: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = hl.exp %x : tensor<4x1xf32>
+  %1 = hl.exp %0 : tensor<4x1xf32>
+  %2 = hl.exp %1 : tensor<4x1xf32>
+  %3 = hl.exp %2 : tensor<4x1xf32>
+  %4 = hl.exp %3 : tensor<4x1xf32>
+  %5 = hl.exp %4 : tensor<4x1xf32>
+  %6 = hl.broadcast_to %5 : tensor<4x1xf32> -> tensor<4x16xf32>
+  %7 = hl.mul %6, %y : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x16xf32>
+  %8 = hl.add %7, %6 : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x16xf32>
+  func.return %8 : tensor<4x16xf32>
+}

@@ -12,6 +12,7 @@ epilogue, so `matmul + bias + relu` is one kernel.
 
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import dataclass
 
@@ -38,9 +39,9 @@ from irtensor.passes.kernel.nodes import (
     find_reduce,
     identity_read,
     move,
+    recompute_cost,
     reduce_shape,
     replace_reduce,
-    size_of,
 )
 from irtensor.passes.kernel.views import (
     dims,
@@ -59,7 +60,8 @@ class FusePass(ModulePass):
     """fuse: form kernels from ll ops; movement ops become reads, never copies.
 
     `recompute_limit`: a value with several consumers is recomputed inside each
-    when it costs at most this many elementwise ops (0: always computed once).
+    when it costs at most this many ops a point, the compares of its masked reads
+    included (`recompute_cost`; 0: always computed once).
     """
 
     name = "fuse"
@@ -131,17 +133,53 @@ class Fuser:
                 node = self.node_of(op)
                 assert node is not None
             if (consumers := len(list(op.results[0].uses))) > 1:
-                why = f"'{op.name}' has {consumers} consumers"
-                node = self.settle(node, f"{why}: a reduction is computed once")
-                if not self.cheap(node):
-                    node = identity_read(self.materialize(node, f"{why} and recomputing it "
-                                         f"costs {size_of(node)} ops (limit "
-                                         f"recompute-limit={self.recompute_limit})"))
+                node = self.shared(op, node, consumers)
             self.nodes[op.results[0]] = node
         for op in reversed(list(block.ops)):
             if not isinstance(op, func.ReturnOp | kernel.KernelOp) and not op.results[0].uses:
                 op.detach()
                 op.erase()
+
+    def shared(self, op: Operation, node: Node, consumers: int) -> Node:
+        """The node of a value with several consumers: recomputed in each when cheap,
+        else computed once. A view bigger than what it views (a broadcast, a pad) is
+        not stored: what it views is, and the consumers read through the view."""
+        why = f"'{op.name}' has {consumers} consumers"
+        node = self.settle(node, f"{why}: a reduction is computed once")
+        if self.cheap(node):
+            return node
+        why = (f"{why} and recomputing it costs {recompute_cost(node)} ops (limit "
+               f"recompute-limit={self.recompute_limit})")
+        chain = self.view_chain(op)
+        if chain:
+            source = chain[0].operands[0]
+            self.nodes[source] = identity_read(self.materialize(self.nodes[source], why))
+            for view in chain:
+                viewed = self.node_of(view)
+                assert viewed is not None
+                self.nodes[view.results[0]] = viewed
+            return self.nodes[op.results[0]]
+        return identity_read(self.materialize(node, why))
+
+    def view_chain(self, op: Operation) -> list[Operation]:
+        """The movement ops from the value `op` views to `op`, where that value is
+        smaller than `op`'s (the earliest of the smallest, through views with no other
+        consumer and no pending reduction); [] when `op` is no bigger than what it views."""
+        chain: list[Operation] = []
+        best: list[Operation] = []
+        size = math.prod(shape_of(op.results[0]))
+        while isinstance(op, ll.MOVEMENT_OPS):
+            chain.insert(0, op)
+            source = op.operands[0]
+            if contains_reduce(self.nodes[source]):
+                break
+            viewed = math.prod(shape_of(source))
+            if viewed < size or (best and viewed == size):  # a reshape back: its own space
+                size, best = viewed, list(chain)
+            if not isinstance(source.owner, Operation) or len(list(source.uses)) > 1:
+                break
+            op = source.owner
+        return best
 
     def breaks_epilogue(self, op: Operation, moved: Node | None) -> bool:
         """Whether a movement of a pending reduction's result leaves points that the
@@ -157,7 +195,7 @@ class Fuser:
 
     def cheap(self, node: Node) -> bool:
         """Recomputing it in each consumer costs less than a trip through memory."""
-        return not contains_reduce(node) and size_of(node) <= self.recompute_limit
+        return not contains_reduce(node) and recompute_cost(node) <= self.recompute_limit
 
     def settle(self, node: Node, why: str) -> Node:
         """`node` with no pending reduction: computed whole when it is a reduction with

@@ -102,6 +102,26 @@ def size_of(node: Node) -> int:
     return 0 if isinstance(node, Read | Const) else 1_000_000
 
 
+def recompute_cost(node: Node) -> int:
+    """What computing a node again costs at each point: its ops, a select for each
+    masked value, and a compare for each distinct bound the masks check (a concat's
+    pieces, a pad's borders)."""
+    bounds: set[str] = set()
+
+    def ops(node: Node) -> int:
+        if isinstance(node, Apply):
+            return 1 + sum(ops(a) for a in node.args)
+        if isinstance(node, Masked):
+            bounds.update(str(c) for c in node.valid)
+            return 1 + ops(node.child)
+        if isinstance(node, Read):
+            bounds.update(str(c) for c in node.valid)
+            return 1 if node.valid else 0
+        return 0 if isinstance(node, Const) else 1_000_000
+
+    return ops(node) + len(bounds)
+
+
 def contains_reduce(node: Node) -> bool:
     if isinstance(node, Reduce):
         return True
