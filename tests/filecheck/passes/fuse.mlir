@@ -339,3 +339,22 @@ func.func @shared_broadcast(%x: tensor<4x1xf32>, %y: tensor<4x16xf32>) -> tensor
   %8 = hl.add %7, %6 : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x16xf32>
   func.return %8 : tensor<4x16xf32>
 }
+
+// A max pool read by two 1x1 convs, through the reshape to their (C, H * W) points:
+// the shared reshape is a view, so the pool is stored in its own space [1, 8, 4, 4]
+// (taps plain strides, no floordiv and mod by 4 at each point) and both convs read
+// it through the reshape.
+// CHECK-LABEL: func.func @max_pool_two_pointwise
+// CHECK:         %[[POOL:.*]] = kernel.kernel @E_1_8_4_4(%x, {{.*}}) space [1, 8, 4, 4] reads [#kernel.access<(d0, d1, d2, d3) -> (d0, d1, (d2 * 2), (d3 * 2))>
+// CHECK-NOT:       floordiv
+// CHECK:         kernel.kernel @r_1_1_16_8_16(%[[POOL]], %w)
+// CHECK:         kernel.kernel @r_1_1_4_8_16(%[[POOL]], %v)
+// CHECK-NOT:     kernel.kernel
+// CHECK:         func.return
+func.func @max_pool_two_pointwise(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x1x1xf32>, %v: tensor<4x8x1x1xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %0 = hl.relu %x : tensor<1x8x9x9xf32>
+  %1 = hl.max_pool2d %0 kernel [3, 3] strides [2, 2] : tensor<1x8x9x9xf32> -> tensor<1x8x4x4xf32>
+  %2 = hl.conv2d %1, %w : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32> -> tensor<1x16x4x4xf32>
+  %3 = hl.conv2d %1, %v : tensor<1x8x4x4xf32>, tensor<4x8x1x1xf32> -> tensor<1x4x4x4xf32>
+  func.return %2, %3 : tensor<1x16x4x4xf32>, tensor<1x4x4x4xf32>
+}

@@ -142,8 +142,8 @@ class Fuser:
 
     def shared(self, op: Operation, node: Node, consumers: int) -> Node:
         """The node of a value with several consumers: recomputed in each when cheap,
-        else computed once. A view bigger than what it views (a broadcast, a pad) is
-        not stored: what it views is, and the consumers read through the view."""
+        else computed once. A view (a broadcast, a pad, a reshape) is not stored: what it
+        views is, in its own space, and the consumers read through the view."""
         why = f"'{op.name}' has {consumers} consumers"
         node = self.settle(node, f"{why}: a reduction is computed once")
         if self.cheap(node):
@@ -162,9 +162,10 @@ class Fuser:
         return identity_read(self.materialize(node, why))
 
     def view_chain(self, op: Operation) -> list[Operation]:
-        """The movement ops from the value `op` views to `op`, where that value is
-        smaller than `op`'s (the earliest of the smallest, through views with no other
-        consumer and no pending reduction); [] when `op` is no bigger than what it views."""
+        """The movement ops from the value `op` views to `op`: the earliest value with the
+        fewest elements `op` sees through views with no other consumer and no pending
+        reduction, so that it is stored in the space it was computed in; [] when `op` is
+        no view or views only bigger values (a slice)."""
         chain: list[Operation] = []
         best: list[Operation] = []
         size = math.prod(shape_of(op.results[0]))
@@ -174,7 +175,7 @@ class Fuser:
             if contains_reduce(self.nodes[source]):
                 break
             viewed = math.prod(shape_of(source))
-            if viewed < size or (best and viewed == size):  # a reshape back: its own space
+            if viewed <= size:
                 size, best = viewed, list(chain)
             if not isinstance(source.owner, Operation) or len(list(source.uses)) > 1:
                 break
