@@ -75,6 +75,18 @@ def _window_pool(x: Tensor, op: type[hl.Pool2dOp], k: tuple[int, int], s: tuple[
     return functools.reduce(operator.add, taps) * (1 / (k[0] * k[1]))
 
 
+def window_means(size: Sequence[int], k: Sequence[int], s: Sequence[int], d: Sequence[int],
+                 low: Sequence[int], high: Sequence[int],
+                 counted: Sequence[tuple[int, int]]) -> np.ndarray:
+    """The (OH, OW) share of each 2-D window whose taps fall in the `counted` ranges (one
+    per axis, input positions), over KH * KW, in f32 as a pool of ones computes it: what
+    an average that counts only those cells divides by. `low`/`high`: the padding before
+    and after each axis."""
+    rows, cols = (shapes.window_cells(size[a], k[a], s[a], d[a], low[a], high[a], counted[a])
+                  for a in (0, 1))
+    return np.outer(rows, cols).astype(np.float32) * np.float32(1 / (k[0] * k[1]))
+
+
 class ReduceMixin:
     def _reduce(self: Tensor, op: type[hl.ReductionOp], axis: Axis, keepdim: bool) -> Tensor:
         return self._new(op, self, args=(axes_of(axis, self.ndim), keepdim))
@@ -188,11 +200,9 @@ class NNMixin:
         # the padding when count_include_pad, never what ceil_mode adds after it. The
         # shape alone fixes it: a constant, not a pool of ones at every channel
         h, w = x.shape[-2:]
-        rows = shapes.window_cells(h, k[0], s[0], d[0], top, full[2],
-                                   (-top, h + bottom) if count_include_pad else (0, h))
-        cols = shapes.window_cells(w, k[1], s[1], d[1], left, full[3],
-                                   (-left, w + right) if count_include_pad else (0, w))
-        means = np.outer(rows, cols).astype(np.float32) * np.float32(1 / (k[0] * k[1]))
+        counted = ((-top, h + bottom), (-left, w + right)) if count_include_pad else \
+            ((0, h), (0, w))
+        means = window_means((h, w), k, s, d, (top, left), full[2:], counted)
         return out / type(x)(means, device=x.device).cast(x.dtype)
 
     @overload

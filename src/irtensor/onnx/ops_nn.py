@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from irtensor import shapes
+from irtensor.frontend.reduce_nn import window_means
 from irtensor.frontend.tensor import Tensor
 from irtensor.onnx.registry import Node, Value, op
 
@@ -154,13 +154,11 @@ def _window_counts(x: Tensor, kernel: list[int], strides: list[int], pads: list[
     """The share of each window that AveragePool divides by: the input's cells (and the
     explicit pads, with count_include_pad), never ceil_mode's overhang. A constant of
     the geometry, not a pool of ones at every channel."""
-    sizes, k, s = x.shape[2:], kernel, strides  # x, kernel, strides: already 2-D
+    sizes = x.shape[2:]  # x, kernel and strides: already 2-D
     low, high = as_2d(pads[:n], 0, n), as_2d(pads[n:], 0, n)
     ends = [h + e for h, e in zip(high, as_2d(extra, 0, n), strict=True)]
-    cells = [shapes.window_cells(sizes[a], k[a], s[a], 1, low[a], ends[a],
-                                 (-low[a], sizes[a] + high[a]) if with_pads else (0, sizes[a]))
-             for a in (0, 1)]
-    means = np.outer(*cells).astype(np.float32) * np.float32(1 / (k[0] * k[1]))
+    counted = [(-low[a], sizes[a] + high[a]) if with_pads else (0, sizes[a]) for a in (0, 1)]
+    means = window_means(sizes, kernel, strides, (1, 1), low, ends, counted)
     return Tensor(means[None, None], device=x.device).cast(x.dtype)
 
 
