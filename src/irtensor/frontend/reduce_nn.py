@@ -75,7 +75,7 @@ def _window_pool(x: Tensor, op: type[hl.Pool2dOp], k: tuple[int, int], s: tuple[
     return functools.reduce(operator.add, taps) * (1 / (k[0] * k[1]))
 
 
-def window_means(size: Sequence[int], k: Sequence[int], s: Sequence[int], d: Sequence[int],
+def _window_means(size: Sequence[int], k: Sequence[int], s: Sequence[int], d: Sequence[int],
                  low: Sequence[int], high: Sequence[int],
                  counted: Sequence[tuple[int, int]]) -> np.ndarray:
     """The (OH, OW) share of each 2-D window whose taps fall in the `counted` ranges (one
@@ -202,7 +202,7 @@ class NNMixin:
         h, w = x.shape[-2:]
         counted = ((-top, h + bottom), (-left, w + right)) if count_include_pad else \
             ((0, h), (0, w))
-        means = window_means((h, w), k, s, d, (top, left), full[2:], counted)
+        means = _window_means((h, w), k, s, d, (top, left), full[2:], counted)
         return out / type(x)(means, device=x.device).cast(x.dtype)
 
     @overload

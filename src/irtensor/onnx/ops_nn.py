@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from irtensor.frontend.reduce_nn import window_means
 from irtensor.frontend.tensor import Tensor
 from irtensor.onnx.registry import Node, Value, op
 
@@ -141,25 +140,12 @@ def pool(node: Node) -> list[Value]:
             raise node.error(f"MaxPool of {x.dtype.name} inputs is not supported (floats "
                              "and 8- and 16-bit integers are)")
         y = x2.max_pool2d(k2, s2, padding=padding).cast(x.dtype)
-    else:
-        y = x2.avg_pool2d(k2, s2, padding=padding)
-        counted = not (any(pads) or any(extra)) or node.attr("count_include_pad", 0)
-        if not counted or any(extra):
-            y = y / _window_counts(x2, k2, s2, pads, extra, n, bool(counted))
+    else:  # the frontend's divisor: the cells (and pads) that count, never the overhang
+        explicit = _tinygrad_padding(as_2d(pads[:n], 0, n) + as_2d(pads[n:], 0, n))
+        y = x2.avg_pool2d(k2, s2, padding=explicit, ceil_mode=any(extra),
+                          count_include_pad=bool(node.attr("count_include_pad", 0))
+                          or not any(pads))
     return [y.squeeze(2) if n == 1 else y]
-
-
-def _window_counts(x: Tensor, kernel: list[int], strides: list[int], pads: list[int],
-                   extra: list[int], n: int, with_pads: bool) -> Tensor:
-    """The share of each window that AveragePool divides by: the input's cells (and the
-    explicit pads, with count_include_pad), never ceil_mode's overhang. A constant of
-    the geometry, not a pool of ones at every channel."""
-    sizes = x.shape[2:]  # x, kernel and strides: already 2-D
-    low, high = as_2d(pads[:n], 0, n), as_2d(pads[n:], 0, n)
-    ends = [h + e for h, e in zip(high, as_2d(extra, 0, n), strict=True)]
-    counted = [(-low[a], sizes[a] + high[a]) if with_pads else (0, sizes[a]) for a in (0, 1)]
-    means = window_means(sizes, kernel, strides, (1, 1), low, ends, counted)
-    return Tensor(means[None, None], device=x.device).cast(x.dtype)
 
 
 @op("GlobalAveragePool", "GlobalMaxPool")
