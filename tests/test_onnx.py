@@ -433,3 +433,53 @@ def test_maxpool_of_small_integers_keeps_their_type(device: str) -> None:
     model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 13)])
     with pytest.raises(ionnx.OnnxImportError, match="MaxPool of int32"):
         ionnx.run(model, [np.zeros((1, 1, 4, 4), np.int32)], device=device)
+
+
+def attention_models() -> list[tuple[onnx.ModelProto, dict[str, np.ndarray]]]:
+    """Attention's paths: 3-D grouped-query heads with a cache, causal, a float mask
+    shorter than the keys, softcap and the biased scores out; 4-D with a boolean mask, a
+    sliding window, per-batch valid key counts (rows with no key left give 0) and the
+    probabilities out."""
+    cached = make([n("Attention", ["q", "k", "v", "mask", "pk", "pv"], ["y", "kp", "vp", "qk"],
+                     q_num_heads=4, kv_num_heads=2, is_causal=1, softcap=2.5,
+                     qk_matmul_output_mode=2)],
+                  {"q": (2, 3, 16), "k": (2, 3, 8), "v": (2, 3, 6), "mask": (3, 4),
+                   "pk": (2, 2, 2, 4), "pv": (2, 2, 2, 3)}, {}, ["y", "kp", "vp", "qk"],
+                  opset=23)
+    feeds = {"q": rand(2, 3, 16), "k": rand(2, 3, 8), "v": rand(2, 3, 6),
+             "mask": rand(3, 4), "pk": rand(2, 2, 2, 4), "pv": rand(2, 2, 2, 3)}
+    keep = np.random.default_rng(3).random((2, 1, 4, 5)) > 0.3
+    windowed = make([n("Attention", ["q", "k", "v", "mask", "", "", "valid"], ["y", "", "",
+                                                                             "p"],
+                       left_window_size=1, right_window_size=0, is_causal=1, scale=0.7,
+                       qk_matmul_output_mode=3)],
+                    {"q": (2, 2, 4, 8), "k": (2, 2, 5, 8), "v": (2, 2, 5, 8)},
+                    {"mask": keep, "valid": np.array([5, 2], np.int64)}, ["y", "p"], opset=25)
+    return [(cached, feeds), (windowed, {"q": rand(2, 2, 4, 8), "k": rand(2, 2, 5, 8),
+                                         "v": rand(2, 2, 5, 8)})]
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+def test_attention_matches_the_onnx_reference(device: str) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    for model, feeds in attention_models():
+        want = ReferenceEvaluator(model).run(None, feeds)
+        got = ionnx.run(model, feeds, device=device)
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+            assert np.isfinite(g).all() or np.isneginf(w).any()
+
+
+def test_attention_refuses_heads_it_cannot_split() -> None:
+    model = make([n("Attention", ["q", "k", "v"], ["y"], q_num_heads=3, kv_num_heads=2)],
+                 {"q": (1, 2, 8), "k": (1, 2, 8), "v": (1, 2, 8)}, {}, ["y"], opset=23)
+    with pytest.raises(ionnx.OnnxImportError, match=r"\(Attention\): input 0 \(Q\) is 3-D "
+                       "with hidden size 8: attribute q_num_heads must be set and divide it"):
+        ionnx.load(model)
+    uneven = make([n("Attention", ["q", "k", "v"], ["y"])],
+                  {"q": (1, 3, 2, 8), "k": (1, 2, 2, 8), "v": (1, 2, 2, 8)}, {}, ["y"], opset=23)
+    with pytest.raises(ionnx.OnnxImportError, match="Q's 3 heads of size 8 do not fit K's 2"):
+        ionnx.load(uneven)

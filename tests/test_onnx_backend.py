@@ -65,6 +65,14 @@ CASES = (
     "attention_4d_diff_heads_mask4d_padded_kv_expanded", "l2normalization_axis_0",
     "bitshift_left_uint64", "bitshift_right_int8_negative_shift",
     "bitshift_left_int32_overflow",
+    # Attention itself: grouped heads, caches, masks, causal frontiers, windows, outputs
+    "attention_3d_gqa_with_past_and_present", "attention_4d_attn_mask_bool",
+    "attention_4d_causal_nonpad_batch_prefill", "attention_local_window_with_past",
+    "attention_4d_with_past_and_present_qk_matmul_bias_4d_mask_causal",
+    "attention_4d_softcap_neginf_mask_poison",
+    "attention_24_qk_matmul_output_mode3_softmax_precision",
+    "attention_23_boolmask_fullymasked_row_nan_robustness",
+    "attention_4d_gqa_causal_nonpad_decode_fp16", "attention_3d_causal_bf16",
 )
 
 

@@ -16,6 +16,7 @@ from irtensor.context import Context
 from irtensor.frontend import graph as recorded
 from irtensor.frontend.tensor import Tensor
 from irtensor.onnx import (  # noqa: F401  (they register the ops)
+    ops_attention,
     ops_index,
     ops_loss,
     ops_math,
