@@ -483,3 +483,22 @@ def test_attention_refuses_heads_it_cannot_split() -> None:
                   {"q": (1, 3, 2, 8), "k": (1, 2, 2, 8), "v": (1, 2, 2, 8)}, {}, ["y"], opset=23)
     with pytest.raises(ionnx.OnnxImportError, match="Q's 3 heads of size 8 do not fit K's 2"):
         ionnx.load(uneven)
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+def test_rotary_embedding_matches_the_onnx_reference(device: str) -> None:
+    """Halves and interleaved pairs, a partial rotation, positions looked up per token."""
+    from onnx.reference import ReferenceEvaluator
+
+    angles = np.random.default_rng(5).random((6, 3)).astype(np.float32) * 6
+    weights = {"cos": np.cos(angles), "sin": np.sin(angles),
+               "pos": np.array([[5, 0, 2], [1, 1, 4]], np.int64)}
+    nodes = [n("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"], rotary_embedding_dim=6,
+               num_heads=2),
+             n("RotaryEmbedding", ["h", "cos", "sin", "pos"], ["z"], interleaved=1)]
+    model = make(nodes, {"x": (2, 3, 16), "h": (2, 4, 3, 6)}, weights, ["y", "z"], opset=23)
+    feeds = {"x": rand(2, 3, 16), "h": rand(2, 4, 3, 6)}
+    want = ReferenceEvaluator(model).run(None, feeds)
+    for g, w in zip(ionnx.run(model, feeds, device=device), want, strict=True):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

@@ -73,6 +73,8 @@ CASES = (
     "attention_24_qk_matmul_output_mode3_softmax_precision",
     "attention_23_boolmask_fullymasked_row_nan_robustness",
     "attention_4d_gqa_causal_nonpad_decode_fp16", "attention_3d_causal_bf16",
+    "rotary_embedding", "rotary_embedding_with_interleaved_rotary_dim",
+    "rotary_embedding_3d_input",
 )
 
 

@@ -3,7 +3,7 @@ onnx's reference takes them: Q and K each scaled by sqrt(scale), the optional so
 then the additive bias (the mask, the causal frontier, the sliding window, the padding of
 `nonpad_kv_seqlen`), a softmax whose fully masked rows are 0, and the product with V.
 Grouped-query heads repeat each K/V head in place; a cache appends K and V to the past
-ones (the present outputs)."""
+ones (the present outputs). RotaryEmbedding turns pairs of features by cached angles."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ from irtensor.onnx.registry import Node, Value, elem_dtype, op
 QK_MODES = (0, 1, 2, 3)
 
 
-def _heads(node: Node, x: Tensor, heads: int | None, what: str) -> Tensor:
-    """A 3-D (batch, sequence, hidden) input as (batch, heads, sequence, head size)."""
+def _heads(node: Node, x: Tensor, attribute: str, what: str) -> Tensor:
+    """A 3-D (batch, sequence, hidden) input as (batch, heads, sequence, head size), the
+    head count from `attribute`."""
+    heads = node.attr(attribute)
     if heads is None or heads <= 0 or x.shape[2] % heads:
         raise node.error(f"{what} is 3-D with hidden size {x.shape[2]}: attribute "
-                         f"{'q' if what == 'input 0 (Q)' else 'kv'}_num_heads must be set "
-                         f"and divide it, got {heads}")
+                         f"{attribute} must be set and divide it, got {heads}")
     b, s, hidden = x.shape
     return x.reshape(b, s, heads, hidden // heads).permute(0, 2, 1, 3)
 
@@ -103,8 +104,9 @@ def attention(node: Node) -> list[Value]:
     flat = q.ndim == 3
     q_heads, kv_heads = node.attr("q_num_heads"), node.attr("kv_num_heads")
     if flat:
-        q = _heads(node, q, q_heads, "input 0 (Q)")
-        k, v = _heads(node, k, kv_heads, "input 1 (K)"), _heads(node, v, kv_heads, "input 2 (V)")
+        q = _heads(node, q, "q_num_heads", "input 0 (Q)")
+        k, v = (_heads(node, k, "kv_num_heads", "input 1 (K)"),
+                _heads(node, v, "kv_num_heads", "input 2 (V)"))
     elif node.opset >= 25 and (q_heads is not None or kv_heads is not None):
         raise node.error("attributes q_num_heads and kv_num_heads are for 3-D inputs only")
     past = node.tensor(4).shape[2] if node.has(4) else 0
@@ -137,4 +139,39 @@ def attention(node: Node) -> list[Value]:
     return [y, present_k, present_v, qk_out.cast(q.dtype)][:max(1, node.n_outputs)]
 
 
-__all__ = ["attention"]
+@op("RotaryEmbedding")
+def rotary_embedding(node: Node) -> list[Value]:
+    """The first `rotary_embedding_dim` features of each head turned by the angles whose
+    cos and sin the caches hold (indexed by `position_ids` when given): halves, or even and
+    odd features when `interleaved`."""
+    x, cos, sin = node.tensor(0), node.tensor(1), node.tensor(2)
+    if x.ndim not in (3, 4):
+        raise node.error(f"input 0 must be 3-D or 4-D, got shape {x.shape}")
+    heads = x if x.ndim == 4 else _heads(node, x, "num_heads", "input 0")
+    heads = heads.permute(0, 2, 1, 3)  # (batch, sequence, heads, head size)
+    size = heads.shape[3]
+    turned = node.attr("rotary_embedding_dim", 0) or size
+    if turned % 2 or turned > size:
+        raise node.error(f"attribute rotary_embedding_dim={turned} must be even and at most "
+                         f"the head size {size}")
+    if node.has(3):
+        cos, sin = cos[node.tensor(3)], sin[node.tensor(3)]
+    if cos.shape[-1] != turned // 2 or sin.shape[-1] != turned // 2:
+        raise node.error(f"inputs 1 and 2 (cos_cache, sin_cache) end in {cos.shape[-1]} and "
+                         f"{sin.shape[-1]}; expected rotary_embedding_dim / 2 = {turned // 2}")
+    cos, sin = cos.unsqueeze(-2).cast(x.dtype), sin.unsqueeze(-2).cast(x.dtype)
+    part = heads[..., :turned]
+    if node.attr("interleaved", 0):
+        x1, x2 = part[..., 0::2], part[..., 1::2]
+    else:
+        x1, x2 = part[..., :turned // 2], part[..., turned // 2:]
+    real, imaginary = cos * x1 - sin * x2, sin * x1 + cos * x2
+    if node.attr("interleaved", 0):
+        part = real.unsqueeze(-1).cat(imaginary.unsqueeze(-1), dim=-1).reshape(part.shape)
+    else:
+        part = real.cat(imaginary, dim=-1)
+    y = part.cat(heads[..., turned:], dim=-1) if turned < size else part
+    return [y.reshape(x.shape) if x.ndim == 3 else y.permute(0, 2, 1, 3)]
+
+
+__all__ = ["attention", "rotary_embedding"]
