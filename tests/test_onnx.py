@@ -502,3 +502,56 @@ def test_rotary_embedding_matches_the_onnx_reference(device: str) -> None:
     for g, w in zip(ionnx.run(model, feeds, device=device), want, strict=True):
         assert g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def recurrent_model(op_type: str, gates: int, directions: int = 1, **attrs: object
+                    ) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """One RNN/GRU/LSTM node over a (5, 3, 4) sequence, hidden size 6, with its bias,
+    sequence lengths, initial state(s) and (LSTM) peepholes as graph inputs."""
+    hid, g = 6, gates * 6
+    lstm = op_type == "LSTM"
+    shapes = {"x": (5, 3, 4), "w": (directions, g, 4), "r": (directions, g, hid),
+              "b": (directions, 2 * g), "h0": (directions, 3, hid)}
+    if lstm:
+        shapes |= {"c0": (directions, 3, hid), "p": (directions, 3 * hid)}
+    names = ["x", "w", "r", "b", "lens", "h0", *(["c0", "p"] if lstm else [])]
+    outs = ["y", "yh", *(["yc"] if lstm else [])]
+    lens = np.array([5, 2, 4] if attrs.pop("short", False) else [5, 5, 5], np.int32)
+    model = make([n(op_type, names, outs, hidden_size=hid, **attrs)], shapes,
+                 {"lens": lens}, outs, opset=14)
+    return model, {k: rand(*s) for k, s in shapes.items()}
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+def test_recurrent_layers_match_onnxruntime(device: str) -> None:
+    """What onnx's own cases leave out (its reference ignores them): other activations
+    with their alpha and beta, clip, sequences that end early, LSTM's input_forget, GRU's
+    linear_before_reset, both directions."""
+    cases = [
+        recurrent_model("RNN", 1, activations=["LeakyRelu"], activation_alpha=[0.3], clip=1.5,
+                        short=True),
+        recurrent_model("GRU", 3, 2, direction="bidirectional", linear_before_reset=1,
+                        activations=["HardSigmoid", "Softsign", "Sigmoid", "ScaledTanh"],
+                        activation_alpha=[0.3, 1.5], activation_beta=[0.4, 0.7]),
+        recurrent_model("LSTM", 4, input_forget=1, clip=0.8, short=True),
+        recurrent_model("LSTM", 4, 1, direction="reverse",
+                        activations=["Sigmoid", "Elu", "Affine"],
+                        activation_alpha=[0.6, 0.9], activation_beta=[0.1]),
+    ]
+    for model, feeds in cases:
+        want = reference(model, feeds)
+        got = ionnx.run(model, feeds, device=device)
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_recurrent_layers_refuse_what_they_cannot_unroll() -> None:
+    model, _ = recurrent_model("GRU", 3, direction="reverse", short=True)
+    with pytest.raises(ionnx.OnnxImportError, match=r"\(GRU\): input 4 \(sequence_lens\) "
+                       "shorter than the sequence \\(5\\) is supported for direction 'forward' "
+                       "only"):
+        ionnx.load(model)
+    model, _ = recurrent_model("RNN", 1, activations=["Swish"])
+    with pytest.raises(ionnx.OnnxImportError, match="activation 'Swish' is not one of"):
+        ionnx.load(model)

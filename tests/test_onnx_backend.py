@@ -75,6 +75,9 @@ CASES = (
     "attention_4d_gqa_causal_nonpad_decode_fp16", "attention_3d_causal_bf16",
     "rotary_embedding", "rotary_embedding_with_interleaved_rotary_dim",
     "rotary_embedding_3d_input",
+    # recurrent layers unrolled at import: directions, layouts, peepholes, initial bias
+    "gru_bidirectional", "gru_seq_length", "lstm_with_peepholes", "lstm_batchwise",
+    "simple_rnn_batchwise", "simple_rnn_reverse",
 )
 
 
