@@ -44,6 +44,31 @@ def pools() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         "x": rand(1, 4, 7, 7)}
 
 
+def pools_3d_and_dilated() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """3-D convs and pools (pads, strides, dilations, ceil_mode, both divisors), dilated
+    2-D pools, and MaxPool's Indices in both storage orders."""
+    nodes = [n("Conv", ["v", "w3"], ["a"], pads=[1, 0, 2, 0, 1, 1], strides=[2, 1, 2],
+               dilations=[1, 2, 1], group=2),
+             n("MaxPool", ["v"], ["b"], kernel_shape=[2, 3, 2], strides=[2, 2, 1],
+               dilations=[2, 1, 2], pads=[1, 1, 0, 0, 1, 1], ceil_mode=1),
+             n("AveragePool", ["v"], ["c"], kernel_shape=[3, 2, 3], strides=[2, 2, 2],
+               pads=[1, 0, 1, 1, 1, 0], ceil_mode=1),
+             n("AveragePool", ["v"], ["d"], kernel_shape=[2, 2, 2], count_include_pad=1,
+               pads=[1, 1, 1, 0, 0, 0]),
+             n("LpPool", ["v"], ["e"], kernel_shape=[2, 2, 3], strides=[1, 2, 1], p=3),
+             n("AveragePool", ["x"], ["f"], kernel_shape=[2, 3], dilations=[2, 2],
+               pads=[1, 1, 1, 1]),
+             n("MaxPool", ["x"], ["g", "gi"], kernel_shape=[3, 2], strides=[2, 1],
+               pads=[1, 0, 1, 1]),
+             n("MaxPool", ["x"], ["h", "hi"], kernel_shape=[2, 2], dilations=[1, 2],
+               storage_order=1)]
+    outs = ["a", "b", "c", "d", "e", "f", "g", "gi", "h", "hi"]
+    types = {"gi": TensorProto.INT64, "hi": TensorProto.INT64}
+    return make(nodes, {"v": (2, 4, 6, 7, 5), "x": (2, 3, 7, 6)}, {"w3": rand(6, 2, 2, 2, 3)},
+                outs, opset=19, output_types=types), {"v": rand(2, 4, 6, 7, 5),
+                                                      "x": rand(2, 3, 7, 6)}
+
+
 def shape_folding() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     """torch's flatten: Shape -> Gather -> Unsqueeze -> Concat -> Reshape, all at import."""
     nodes = [n("Shape", ["x"], ["s"]), const("zero", 0),
@@ -188,7 +213,8 @@ CASES: dict[str, Case] = {
     "losses_scans_norms": losses_scans_norms,
     "resize": resizes,
     "conv_net_opset13": lambda: conv_net(13), "conv_net_opset9": lambda: conv_net(9),
-    "pools": pools, "shape_folding": shape_folding,
+    "pools": pools, "pools_3d_and_dilated": pools_3d_and_dilated,
+    "shape_folding": shape_folding,
     "movement": movement, "opset13_inputs": opset13_inputs, "conv_transpose": conv_transpose,
 }
 

@@ -78,6 +78,10 @@ CASES = (
     # recurrent layers unrolled at import: directions, layouts, peepholes, initial bias
     "gru_bidirectional", "gru_seq_length", "lstm_with_peepholes", "lstm_batchwise",
     "simple_rnn_batchwise", "simple_rnn_reverse",
+    # 3-D pools as two, dilated pools, MaxPool's indices
+    "averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_True",
+    "maxpool_3d_dilations_use_ref_impl_large", "maxpool_2d_dilations", "lppool_2d_dilations",
+    "maxpool_with_argmax_2d_precomputed_strides", "maxpool_with_argmax_2d_precomputed_pads",
 )
 
 

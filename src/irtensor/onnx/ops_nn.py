@@ -1,9 +1,11 @@
-"""Convolutions, pooling and normalizations over NCHW (and NCW, as NCHW with H = 1)."""
+"""Convolutions, pooling and normalizations over NCHW (NCW as NCHW with H = 1; NCDHW
+convolutions by the frontend, pools as a 2-D pool and a pool over depth)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,11 +13,11 @@ from irtensor.frontend.tensor import Tensor
 from irtensor.onnx.registry import Node, Value, op
 
 
-def spatial(node: Node, x: Tensor) -> int:
-    """The number of spatial axes: 1 or 2 are supported."""
+def spatial(node: Node, x: Tensor, most: int = 3) -> int:
+    """The number of spatial axes: 1 to `most` are supported."""
     n = x.ndim - 2
-    if n not in (1, 2):
-        raise node.error(f"{n}-D {node.op_type} is not supported (1-D and 2-D are)")
+    if not 1 <= n <= most:
+        raise node.error(f"{n}-D {node.op_type} is not supported (1-D to {most}-D are)")
     return n
 
 
@@ -62,10 +64,14 @@ def conv(node: Node) -> list[Value]:
     strides = list(node.attr("strides", [1] * n))
     dilations = list(node.attr("dilations", [1] * n))
     pads = window_pads(node, x.shape[2:], kernel, strides, dilations)
+    bias = node.tensor(2) if node.has(2) else None
+    if n == 3:  # the frontend's 3-D conv takes tinygrad's padding, the innermost axis first
+        order = [v for i in (2, 1, 0) for v in (pads[i], pads[3 + i])]
+        return [x.conv2d(w, bias, groups=node.attr("group", 1), stride=strides,
+                         dilation=dilations, padding=order)]
     pads2 = as_2d(pads[:n], 0, n) + as_2d(pads[n:], 0, n)
-    y = _lift(x, n).conv2d(_lift(w, n), node.tensor(2) if node.has(2) else None,
-                           groups=node.attr("group", 1), stride=as_2d(strides, 1, n),
-                           dilation=as_2d(dilations, 1, n),
+    y = _lift(x, n).conv2d(_lift(w, n), bias, groups=node.attr("group", 1),
+                           stride=as_2d(strides, 1, n), dilation=as_2d(dilations, 1, n),
                            padding=_tinygrad_padding(pads2))
     return [y.squeeze(2) if n == 1 else y]
 
@@ -73,7 +79,7 @@ def conv(node: Node) -> list[Value]:
 @op("ConvTranspose")
 def conv_transpose(node: Node) -> list[Value]:
     x, w = node.tensor(0), node.tensor(1)
-    n = spatial(node, x)
+    n = spatial(node, x, most=2)
     if "output_shape" in node.attrs or node.attr("auto_pad", "NOTSET") not in ("NOTSET", ""):
         raise node.error("output_shape and auto_pad are not supported (pads are)")
     strides = list(node.attr("strides", [1] * n))
@@ -94,58 +100,121 @@ def conv_transpose(node: Node) -> list[Value]:
     return [y.squeeze(2) if n == 1 else y]
 
 
-def pool_geometry(node: Node, x: Tensor, n: int) -> tuple[list[int], list[int], list[int],
-                                                           list[int]]:
-    """kernel, strides, pads [begin..., end...] and the extra end padding ceil_mode adds."""
+@dataclass(frozen=True)
+class Windows:
+    """A pool's windows per spatial axis: ONNX's pads [begin..., end...], and the end
+    padding ceil_mode adds (`extra`)."""
+
+    kernel: list[int]
+    strides: list[int]
+    dilations: list[int]
+    pads: list[int]
+    extra: list[int]
+
+    def axes(self, picked: list[int | None]) -> Windows:
+        """These windows over the `picked` axes; None: an axis of size 1 that no window
+        spans (for a pool taken axis group by axis group)."""
+        n = len(self.kernel)
+
+        def take(values: list[int], fill: int, shift: int = 0) -> list[int]:
+            return [fill if i is None else values[i + shift] for i in picked]
+        return Windows(take(self.kernel, 1), take(self.strides, 1), take(self.dilations, 1),
+                       take(self.pads, 0) + take(self.pads, 0, n), take(self.extra, 0))
+
+
+def pool_geometry(node: Node, x: Tensor, n: int) -> Windows:
     kernel = list(node.attr("kernel_shape"))
     strides = list(node.attr("strides", [1] * n))
     dilations = list(node.attr("dilations", [1] * n))
-    if any(d != 1 for d in dilations):
-        raise node.error("pooling with dilations is not supported")
     sizes = x.shape[2:]
     pads = window_pads(node, sizes, kernel, strides, dilations)
     extra = [0] * n
     if node.attr("ceil_mode", 0):
         for i in range(n):
-            span = sizes[i] + pads[i] + pads[n + i] - kernel[i]
+            reach = (kernel[i] - 1) * dilations[i] + 1
+            span = sizes[i] + pads[i] + pads[n + i] - reach
             out = -(-span // strides[i]) + 1
             if (out - 1) * strides[i] >= sizes[i] + pads[i]:  # a window starting in padding
                 out -= 1
-            extra[i] = max(0, (out - 1) * strides[i] + kernel[i] - (sizes[i] + pads[i]
-                                                                      + pads[n + i]))
-    return kernel, strides, pads, extra
+            extra[i] = max(0, (out - 1) * strides[i] + reach - (sizes[i] + pads[i]
+                                                                  + pads[n + i]))
+    return Windows(kernel, strides, dilations, pads, extra)
+
+
+def _window_reduce(node: Node, x: Tensor, win: Windows) -> Tensor:
+    """The node's pool over the last one or two axes of x (NCW or NCHW): the windows' max,
+    mean (LpPool: sum)."""
+    n = len(win.kernel)
+    pads, extra = win.pads, win.extra
+    ends = [p + e for p, e in zip(pads[n:], extra, strict=True)]
+    k2, s2, d2 = as_2d(win.kernel, 1, n), as_2d(win.strides, 1, n), as_2d(win.dilations, 1, n)
+    x2 = _lift(x, n)
+    grown = _tinygrad_padding(as_2d(pads[:n], 0, n) + as_2d(ends, 0, n))
+    if node.op_type == "MaxPool":
+        y = x2.max_pool2d(k2, s2, d2, padding=grown)
+    elif node.op_type == "LpPool":  # pads count as zeros
+        y = x2.avg_pool2d(k2, s2, d2, padding=grown) * math.prod(win.kernel)
+    else:  # the frontend's divisor: the cells (and pads) that count, never the overhang
+        explicit = _tinygrad_padding(as_2d(pads[:n], 0, n) + as_2d(pads[n:], 0, n))
+        y = x2.avg_pool2d(k2, s2, d2, padding=explicit, ceil_mode=any(extra),
+                          count_include_pad=bool(node.attr("count_include_pad", 0))
+                          or not any(pads))
+    return y.squeeze(2) if n == 1 else y
+
+
+def _window_reduce_3d(node: Node, x: Tensor, win: Windows) -> Tensor:
+    """A 3-D pool as two: over (H, W) of every depth slice, then over depth. Max, sum and
+    mean are separable over a box window (dilated or not), and so is the count of its
+    in-bounds cells (the product of each axis's count): the mean's divisor is the 3-D one."""
+    n, c, d, h, w = x.shape
+    inner = _window_reduce(node, x.reshape(n, c * d, h, w), win.axes([1, 2]))
+    h2, w2 = inner.shape[2:]
+    outer = _window_reduce(node, inner.reshape(n, c, d, h2 * w2), win.axes([0, None]))
+    return outer.reshape(n, c, outer.shape[2], h2, w2)
 
 
 @op("MaxPool", "AveragePool", "LpPool")
 def pool(node: Node) -> list[Value]:
     x = node.tensor(0)
     n = spatial(node, x)
-    if node.n_outputs > 1:
-        raise node.error("the Indices output of MaxPool is not supported")
-    kernel, strides, pads, extra = pool_geometry(node, x, n)
-    ends = [p + e for p, e in zip(pads[n:], extra, strict=True)]
-    k2, s2 = as_2d(kernel, 1, n), as_2d(strides, 1, n)
-    padding = _tinygrad_padding(as_2d(pads[:n], 0, n) + as_2d(ends, 0, n))
-    x2 = _lift(x, n)
-    if node.op_type == "LpPool":  # each window's p-norm: pads count as zeros
-        power = int(node.attr("p", 2))
-        if power < 1:
-            raise node.error(f"attribute p={power} is not supported (p >= 1 is)")
-        total = _lift(x.abs() ** power, n).avg_pool2d(k2, s2, padding=padding) * \
-            math.prod(kernel)
-        y = total.sqrt() if power == 2 else total ** (1 / power)
-    elif node.op_type == "MaxPool":
-        if x.dtype.is_int and np.dtype(x.dtype.np).itemsize > 2:
-            # the pool computes in f32, whose 24 bits hold every 8- and 16-bit integer
-            raise node.error(f"MaxPool of {x.dtype.name} inputs is not supported (floats "
-                             "and 8- and 16-bit integers are)")
-        y = x2.max_pool2d(k2, s2, padding=padding).cast(x.dtype)
-    else:  # the frontend's divisor: the cells (and pads) that count, never the overhang
-        explicit = _tinygrad_padding(as_2d(pads[:n], 0, n) + as_2d(pads[n:], 0, n))
-        y = x2.avg_pool2d(k2, s2, padding=explicit, ceil_mode=any(extra),
-                          count_include_pad=bool(node.attr("count_include_pad", 0))
-                          or not any(pads))
-    return [y.squeeze(2) if n == 1 else y]
+    if node.n_outputs > 1 and n == 3:
+        raise node.error("the Indices output of a 3-D MaxPool is not supported")
+    if node.op_type == "MaxPool" and x.dtype.is_int and np.dtype(x.dtype.np).itemsize > 2:
+        # the pool computes in f32, whose 24 bits hold every 8- and 16-bit integer
+        raise node.error(f"MaxPool of {x.dtype.name} inputs is not supported (floats "
+                         "and 8- and 16-bit integers are)")
+    power = int(node.attr("p", 2))
+    if node.op_type == "LpPool" and power < 1:
+        raise node.error(f"attribute p={power} is not supported (p >= 1 is)")
+    reduce = _window_reduce_3d if n == 3 else _window_reduce
+    y = reduce(node, x.abs() ** power if node.op_type == "LpPool" else x,
+               pool_geometry(node, x, n))
+    if node.op_type == "LpPool":  # each window's p-norm
+        return [y.sqrt() if power == 2 else y ** (1 / power)]
+    if node.op_type == "MaxPool" and node.n_outputs > 1:
+        return [y.cast(x.dtype), _max_indices(x, pool_geometry(node, x, n),
+                                              bool(node.attr("storage_order", 0)))]
+    return [y.cast(x.dtype) if node.op_type == "MaxPool" else y]
+
+
+def _max_indices(x: Tensor, win: Windows, column_major: bool) -> Tensor:
+    """MaxPool's Indices: where each window's maximum is, flat over the whole input (its
+    planes in order, each row-major, or column-major with `storage_order`), from the
+    frontend's row-major index into each H * W plane."""
+    n = len(win.kernel)
+    ends = [p + e for p, e in zip(win.pads[n:], win.extra, strict=True)]
+    _, plane = _lift(x, n).max_pool2d(
+        as_2d(win.kernel, 1, n), as_2d(win.strides, 1, n), as_2d(win.dilations, 1, n),
+        padding=_tinygrad_padding(as_2d(win.pads[:n], 0, n) + as_2d(ends, 0, n)),
+        return_indices=True)
+    plane = plane.squeeze(2) if n == 1 else plane
+    if column_major and n == 2:
+        height, width = x.shape[2:]
+        plane = plane // width + plane % width * height
+    planes = math.prod(x.shape[:2])
+    first = Tensor(np.arange(planes, dtype=np.int64).reshape(*x.shape[:2], *[1] * n)
+                   * math.prod(x.shape[2:]), device=x.device)
+    return plane + first
 
 
 @op("GlobalAveragePool", "GlobalMaxPool")
