@@ -141,10 +141,19 @@ def opset13_inputs() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
 def conv_transpose() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     nodes = [n("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2, 2], pads=[1, 0, 1, 1],
                output_padding=[1, 0]),
-             n("Conv", ["x1", "w1"], ["c1"], strides=[2], pads=[1, 2])]
+             n("Conv", ["x1", "w1"], ["c1"], strides=[2], pads=[1, 2]),
+             # pads from output_shape (smaller and larger than the natural size), auto_pad
+             n("ConvTranspose", ["x", "w"], ["os"], strides=[2, 3], output_shape=[10, 19]),
+             n("ConvTranspose", ["x", "w"], ["ob"], strides=[2, 2], dilations=[1, 2],
+               output_shape=[12, 15]),
+             n("ConvTranspose", ["x", "w"], ["su"], strides=[2, 3], auto_pad="SAME_UPPER"),
+             n("ConvTranspose", ["x", "w"], ["sl"], strides=[3, 2], auto_pad="SAME_LOWER"),
+             n("CenterCropPad", ["x", "crop"], ["cp"], axes=[-1, 1])]
     return make(nodes, {"x": (1, 4, 5, 6), "x1": (2, 3, 9)},
-                {"w": rand(4, 3, 3, 3), "b": rand(3), "w1": rand(5, 3, 3)},
-                ["y", "c1"], opset=13), {"x": rand(1, 4, 5, 6), "x1": rand(2, 3, 9)}
+                {"w": rand(4, 3, 3, 3), "b": rand(3), "w1": rand(5, 3, 3),
+                 "crop": np.array([3, 7], np.int64)},
+                ["y", "c1", "os", "ob", "su", "sl", "cp"], opset=18), \
+        {"x": rand(1, 4, 5, 6), "x1": rand(2, 3, 9)}
 
 
 def resizes() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:

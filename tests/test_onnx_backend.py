@@ -82,6 +82,8 @@ CASES = (
     "averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_True",
     "maxpool_3d_dilations_use_ref_impl_large", "maxpool_2d_dilations", "lppool_2d_dilations",
     "maxpool_with_argmax_2d_precomputed_strides", "maxpool_with_argmax_2d_precomputed_pads",
+    "convtranspose_output_shape", "convtranspose_autopad_same", "convtranspose_kernel_shape",
+    "center_crop_pad_crop_and_pad", "center_crop_pad_crop_negative_axes_hwc",
 )
 
 

@@ -76,25 +76,49 @@ def conv(node: Node) -> list[Value]:
     return [y.squeeze(2) if n == 1 else y]
 
 
+def transposed_pads(node: Node, sizes: Sequence[int], reach: Sequence[int],
+                    strides: Sequence[int], extra: Sequence[int]) -> list[int]:
+    """ConvTranspose's pads [begin..., end...]: `pads`, or those that give `output_shape`
+    (or, with auto_pad SAME_*, the input's size times the stride), the odd one at the end
+    for SAME_UPPER and at the beginning otherwise, as the spec says."""
+    n = len(sizes)
+    auto = node.attr("auto_pad", "NOTSET") or "NOTSET"
+    if auto not in ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"):
+        raise node.error(f"auto_pad={auto!r} is not supported")
+    wanted = node.attr("output_shape")
+    if wanted is None and auto.startswith("SAME"):
+        wanted = [size * s for size, s in zip(sizes, strides, strict=True)]
+    if wanted is None:
+        return [0] * (2 * n) if auto == "VALID" else list(node.attr("pads", [0] * (2 * n)))
+    wanted = list(wanted)[-n:]
+    total = [s * (size - 1) + e + r - want for size, s, e, r, want in
+             zip(sizes, strides, extra, reach, wanted, strict=True)]
+    small = [t // 2 for t in total]
+    if auto == "SAME_UPPER":
+        return small + [t - h for t, h in zip(total, small, strict=True)]
+    return [t - h for t, h in zip(total, small, strict=True)] + small
+
+
 @op("ConvTranspose")
 def conv_transpose(node: Node) -> list[Value]:
     x, w = node.tensor(0), node.tensor(1)
     n = spatial(node, x, most=2)
-    if "output_shape" in node.attrs or node.attr("auto_pad", "NOTSET") not in ("NOTSET", ""):
-        raise node.error("output_shape and auto_pad are not supported (pads are)")
     strides = list(node.attr("strides", [1] * n))
     dilations = list(node.attr("dilations", [1] * n))
-    pads = list(node.attr("pads", [0] * (2 * n)))
     extra = list(node.attr("output_padding", [0] * n))
+    reach = [(k - 1) * d + 1 for k, d in zip(w.shape[2:], dilations, strict=True)]
+    pads = transposed_pads(node, x.shape[2:], reach, strides, extra)
     y = _lift(x, n).conv_transpose2d(
         _lift(w, n), None, groups=node.attr("group", 1), stride=as_2d(strides, 1, n),
         dilation=as_2d(dilations, 1, n), padding=0, output_padding=0)
-    # full output, then crop pads (begin, end) and grow by output_padding at the end
+    # the full output, cropped by the pads (a negative pad adds zeros) and grown by
+    # output_padding at the end
     begins, ends = as_2d(pads[:n], 0, n), as_2d(pads[n:], 0, n)
     grow = as_2d(extra, 0, n)
-    crop = [None, None] + [(b, y.shape[2 + i] - e + g) for i, (b, e, g) in
-                           enumerate(zip(begins, ends, grow, strict=True))]
-    y = y.pad([None, None] + [(0, g) for g in grow]).shrink(crop)
+    y = y.pad([None, None] + [(max(0, -b), max(0, -e) + g)
+                              for b, e, g in zip(begins, ends, grow, strict=True)])
+    y = y.shrink([None, None] + [(max(0, b), y.shape[2 + i] - max(0, e))
+                                 for i, (b, e) in enumerate(zip(begins, ends, strict=True))])
     if node.has(2):
         y = y + node.tensor(2).reshape(1, -1, 1, 1)
     return [y.squeeze(2) if n == 1 else y]

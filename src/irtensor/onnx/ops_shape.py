@@ -180,6 +180,28 @@ def slice_(node: Node) -> list[Value]:
     return [x[tuple(index)]]
 
 
+@op("CenterCropPad")
+def center_crop_pad(node: Node) -> list[Value]:
+    """Each listed axis cropped or zero-padded to its new size about its centre (the odd
+    cell cropped or padded at the end)."""
+    x = node.tensor(0)
+    sizes = node.ints(1, "shape")
+    axes = [a % x.ndim for a in node.attr("axes", range(x.ndim))]
+    if len(sizes) != len(axes) or any(size < 0 for size in sizes):
+        raise node.error(f"input 1 (shape) {sizes} must give a size (>= 0) for each of the "
+                         f"{len(axes)} axes")
+    crop: list[tuple[int, int] | None] = [None] * x.ndim
+    pad: list[tuple[int, int] | None] = [None] * x.ndim
+    for axis, size in zip(axes, sizes, strict=True):
+        have = x.shape[axis]
+        start = abs(have - size) // 2
+        if size < have:
+            crop[axis] = (start, start + size)
+        elif size > have:
+            pad[axis] = (start, size - have - start)
+    return [x.shrink(crop).pad(pad)]
+
+
 @fold("Gather")
 def gather_np(node: Node) -> list[Value]:
     x, idx = node.const(0, "data"), node.const(1, "indices")
