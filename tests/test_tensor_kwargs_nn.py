@@ -122,6 +122,14 @@ def test_pool_dilation(kind: str, kw: dict) -> None:
     check_pool(kind, kw, shape=(2, 6, 7), torch_too=kind == "max")  # torch's avg: no dilation
 
 
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_wide_dilated_pools_fold_axis_by_axis(kind: str) -> None:
+    """A 40 x 41 dilated window: 81 taps in two kernels, not a chain of 1640 (which
+    overflowed Python's recursion in fuse)."""
+    check_pool(kind, dict(kernel_size=(40, 41), dilation=(3, 2), stride=(5, 7), padding=(2, 3)),
+               shape=(1, 2, 130, 100), torch_too=kind == "max")
+
+
 def test_avg_pool_dilation_count_include_pad_false() -> None:
     check_pool("avg", dict(kernel_size=2, dilation=2, padding=1, count_include_pad=False),
                torch_too=False)

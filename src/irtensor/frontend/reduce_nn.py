@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
 from collections.abc import Sequence
@@ -57,8 +56,11 @@ def _ceil_extra(size: int, kernel: int, stride: int, dilation: int, before: int,
 def _window_pool(x: Tensor, op: type[hl.Pool2dOp], k: tuple[int, int], s: tuple[int, int],
                  d: tuple[int, int], pads: tuple[int, int, int, int]) -> Tensor:
     """hl's pool of `x` with [top, left, bottom, right] `pads`: max with -inf padding or
-    mean over KH * KW with zero padding. Dilated windows are the max or mean of the
-    KH * KW taps, strided slices of the padded input shifted by i * dilation."""
+    mean over KH * KW with zero padding. A dilated window is taken axis by axis (a box
+    is separable): the max or sum of KH strided row slices of the padded input shifted by
+    i * dilation, then of KW column slices of that; KH + KW taps, not KH * KW, each fold
+    a balanced tree (a 60 x 80 window was a chain of 4800 maxima, deeper than Python's
+    recursion limit)."""
     if d == (1, 1):
         return x._new(op, x, args=(k, s, pads))
     is_max = op is hl.MaxPool2dOp
@@ -67,12 +69,20 @@ def _window_pool(x: Tensor, op: type[hl.Pool2dOp], k: tuple[int, int], s: tuple[
               for a in (0, 1))
     xp = x.pad([None] * (x.ndim - 2) + [(top, bottom), (left, right)],
                value=-math.inf if is_max else 0.0)
-    taps = [xp[..., i * d[0]:i * d[0] + (oh - 1) * s[0] + 1:s[0],
-               j * d[1]:j * d[1] + (ow - 1) * s[1] + 1:s[1]]
-            for i in range(k[0]) for j in range(k[1])]
-    if is_max:
-        return functools.reduce(lambda a, b: a.maximum(b), taps)
-    return functools.reduce(operator.add, taps) * (1 / (k[0] * k[1]))
+    fold = (lambda a, b: a.maximum(b)) if is_max else operator.add
+    rows = _tree(fold, [xp[..., i * d[0]:i * d[0] + (oh - 1) * s[0] + 1:s[0], :]
+                        for i in range(k[0])])
+    out = _tree(fold, [rows[..., j * d[1]:j * d[1] + (ow - 1) * s[1] + 1:s[1]]
+                       for j in range(k[1])])
+    return out if is_max else out * (1 / (k[0] * k[1]))
+
+
+def _tree(fold: Any, values: list[Tensor]) -> Tensor:
+    """fold(fold(v0, v1), fold(v2, v3))...: pairs, then pairs of those."""
+    while len(values) > 1:
+        values = [fold(a, b) for a, b in zip(values[::2], values[1::2], strict=False)] + \
+            ([values[-1]] if len(values) % 2 else [])
+    return values[0]
 
 
 def _window_means(size: Sequence[int], k: Sequence[int], s: Sequence[int], d: Sequence[int],
