@@ -69,6 +69,43 @@ def pools_3d_and_dilated() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
                                                       "x": rand(2, 3, 7, 6)}
 
 
+def control_flow() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """If on a condition folded from shapes, Loop with a trip count, a carried value and a
+    scan output (its body reads x from the outer scope), Scan with two states, a reversed
+    input and an output stacked along axis 1."""
+    h = onnx.helper
+    f32 = TensorProto.FLOAT
+
+    def info(name: str, shape: list[int] | None, elem: int = f32) -> onnx.ValueInfoProto:
+        return h.make_tensor_value_info(name, elem, shape)
+
+    then = h.make_graph([n("Mul", ["x", "x"], ["sq"])], "then", [], [info("sq", None)])
+    other = h.make_graph([n("Neg", ["x"], ["ng"])], "else", [], [info("ng", None)])
+    body = h.make_graph(
+        [n("Identity", ["c_in"], ["c_out"]), n("Add", ["acc", "x"], ["acc_out"]),
+         n("Cast", ["i"], ["fi"], to=f32), n("Mul", ["acc_out", "fi"], ["step"])],
+        "body", [info("i", [], TensorProto.INT64), info("c_in", [], TensorProto.BOOL),
+                 info("acc", [2, 3])],
+        [info("c_out", [], TensorProto.BOOL), info("acc_out", [2, 3]), info("step", [2, 3])])
+    scan_body = h.make_graph(
+        [n("Add", ["s", "row"], ["s_out"]), n("Mul", ["p", "row"], ["p_out"]),
+         n("Sub", ["s_out", "p_out"], ["o"])], "scan",
+        [info("s", [3]), info("p", [3]), info("row", [3])],
+        [info("s_out", [3]), info("p_out", [3]), info("o", [3])])
+    nodes = [n("Shape", ["x"], ["shape"]), const("zero", [0]), const("two", [2]),
+             n("Gather", ["shape", "zero"], ["rows"], axis=0),
+             n("Equal", ["rows", "two"], ["is_two"]),
+             n("Squeeze", ["is_two"], ["cond"]),
+             n("If", ["cond"], ["picked"], then_branch=then, else_branch=other),
+             const("trips", np.array(4, np.int64)), const("go", np.array(True)),
+             n("Loop", ["trips", "go", "x"], ["total", "steps"], body=body),
+             n("Scan", ["s0", "p0", "seq"], ["s_end", "p_end", "outs"], body=scan_body,
+               num_scan_inputs=1, scan_input_directions=[1], scan_output_axes=[1])]
+    model = make(nodes, {"x": (2, 3), "s0": (3,), "p0": (3,), "seq": (5, 3)}, {},
+                 ["picked", "total", "steps", "s_end", "p_end", "outs"], opset=16)
+    return model, {"x": rand(2, 3), "s0": rand(3), "p0": rand(3), "seq": rand(5, 3)}
+
+
 def shape_folding() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     """torch's flatten: Shape -> Gather -> Unsqueeze -> Concat -> Reshape, all at import."""
     nodes = [n("Shape", ["x"], ["s"]), const("zero", 0),
@@ -223,6 +260,7 @@ CASES: dict[str, Case] = {
     "resize": resizes,
     "conv_net_opset13": lambda: conv_net(13), "conv_net_opset9": lambda: conv_net(9),
     "pools": pools, "pools_3d_and_dilated": pools_3d_and_dilated,
+    "control_flow": control_flow,
     "shape_folding": shape_folding,
     "movement": movement, "opset13_inputs": opset13_inputs, "conv_transpose": conv_transpose,
 }
@@ -589,4 +627,17 @@ def test_recurrent_layers_refuse_what_they_cannot_unroll() -> None:
         ionnx.load(model)
     model, _ = recurrent_model("RNN", 1, activations=["Swish"])
     with pytest.raises(ionnx.OnnxImportError, match="activation 'Swish' is not one of"):
+        ionnx.load(model)
+
+
+def test_control_flow_needs_what_it_unrolls_known_at_import() -> None:
+    h = onnx.helper
+    f32 = TensorProto.FLOAT
+    branch = h.make_graph([n("Neg", ["x"], ["y0"])], "b", [],
+                          [h.make_tensor_value_info("y0", f32, None)])
+    model = make([n("ReduceSum", ["x"], ["s"], keepdims=0), n("Greater", ["s", "z"], ["c"]),
+                  n("If", ["c"], ["y"], then_branch=branch, else_branch=branch)],
+                 {"x": (2,)}, {"z": np.zeros((), np.float32)}, ["y"], opset=13)
+    with pytest.raises(ionnx.OnnxImportError, match=r"\(If\): input 0 \(cond\) is computed "
+                       "at run time; irtensor unrolls control flow at import"):
         ionnx.load(model)

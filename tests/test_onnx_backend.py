@@ -84,6 +84,9 @@ CASES = (
     "maxpool_with_argmax_2d_precomputed_strides", "maxpool_with_argmax_2d_precomputed_pads",
     "convtranspose_output_shape", "convtranspose_autopad_same", "convtranspose_kernel_shape",
     "center_crop_pad_crop_and_pad", "center_crop_pad_crop_negative_axes_hwc",
+    # control flow unrolled at import; a condition that is a graph input is bound
+    "if", "loop11", "scan_sum", "scan9_sum", "scan9_multi_state",
+    "linear_attention_gated_delta_expanded", "affine_grid_3d_align_corners",
 )
 
 

@@ -5,7 +5,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from irtensor.frontend import graph as recorded
 from irtensor.frontend.tensor import Tensor
 from irtensor.onnx import (  # noqa: F401  (they register the ops)
     ops_attention,
+    ops_control,
     ops_index,
     ops_loss,
     ops_math,
@@ -81,9 +83,12 @@ def declared_shape(info: onnx.ValueInfoProto) -> tuple[int, ...]:
 def attributes(node: onnx.NodeProto) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for a in node.attribute:
-        if a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
-            raise node_error(node.name, node.op_type, f"attribute {a.name} holds a subgraph; "
-                             "control flow is not supported")
+        if a.type == onnx.AttributeProto.GRAPHS:
+            raise node_error(node.name, node.op_type, f"attribute {a.name} holds a list of "
+                             "subgraphs, which is not supported")
+        if a.type == onnx.AttributeProto.GRAPH:  # If, Loop, Scan: ops_control runs it
+            out[a.name] = a.g
+            continue
         v = onnx.helper.get_attribute_value(a)
         if isinstance(v, bytes):
             v = v.decode()
@@ -108,7 +113,7 @@ def _name_output(value: Value | None, name: str) -> None:
         recorded.NAMES[value._value] = hint(name)
 
 
-def run_node(node: onnx.NodeProto, env: dict[str, Value], opset: int,
+def run_node(node: onnx.NodeProto, env: MutableMapping[str, Value], opset: int,
              tensors: Tensors) -> None:
     """Record one node; its outputs go into `env`."""
     if node.domain not in DEFAULT_DOMAINS:
@@ -119,7 +124,8 @@ def run_node(node: onnx.NodeProto, env: dict[str, Value], opset: int,
             raise node_error(node.name, node.op_type, f"input {name!r} is not defined "
                              "(a malformed or truncated graph)")
     view = Node(node.op_type, node.name, opset, attributes(node),
-                [env[n] if n else None for n in node.input], len(node.output), tensors)
+                [env[n] if n else None for n in node.input], len(node.output), tensors,
+                lambda graph, values: run_subgraph(graph, values, env, opset, tensors))
     outputs = _dispatch(view)
     for i, name in enumerate(node.output):
         if not name:
@@ -128,6 +134,24 @@ def run_node(node: onnx.NodeProto, env: dict[str, Value], opset: int,
             raise view.error(f"output {i} ({name!r}) is not supported")
         env[name] = outputs[i]  # type: ignore[assignment]
         _name_output(outputs[i], name)
+
+
+def run_subgraph(graph: onnx.GraphProto, values: Sequence[Value], scope: Mapping[str, Value],
+                 opset: int, tensors: Tensors) -> list[Value]:
+    """A subgraph's outputs, its inputs bound to `values`: its nodes see its own names
+    first, then those of the scopes around it (ONNX's outer-scope references)."""
+    env: ChainMap[str, Value] = ChainMap({}, scope)  # type: ignore[arg-type]
+    for init in graph.initializer:
+        env[init.name] = numpy_helper.to_array(init)
+    for info, value in zip(graph.input, values, strict=True):
+        env[info.name] = value
+    for node in graph.node:
+        run_node(node, env, opset, tensors)  # type: ignore[arg-type]
+    missing = [o.name for o in graph.output if o.name not in env]
+    if missing:
+        raise OnnxImportError(f"subgraph {graph.name!r}: output {missing[0]!r} is computed "
+                              "by no node")
+    return [env[o.name] for o in graph.output]
 
 
 def _dispatch(view: Node) -> Sequence[Value | None]:

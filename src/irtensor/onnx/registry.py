@@ -84,9 +84,24 @@ class Node:
     inputs: list[Value | None]
     n_outputs: int
     tensors: Tensors
+    # runs one of the node's subgraphs (If's branches, Loop's and Scan's body) on values
+    # for its inputs, in the node's scope; None outside an importer
+    subgraph: Callable[[onnx.GraphProto, Sequence[Value]], list[Value]] | None = None
 
     def error(self, what: str) -> OnnxImportError:
         return node_error(self.name, self.op_type, what)
+
+    def run(self, graph: onnx.GraphProto, values: Sequence[Value]) -> list[Value]:
+        """The outputs of `graph` (an attribute of this node) on `values`."""
+        if self.subgraph is None:
+            raise self.error("its subgraph cannot run here")
+        if len(values) != len(graph.input):
+            raise self.error(f"subgraph {graph.name!r} takes {len(graph.input)} inputs; "
+                             f"given {len(values)}")
+        return self.subgraph(graph, values)
+
+    def as_tensor(self, value: Value) -> Tensor:
+        return value if isinstance(value, Tensor) else self.tensors.of(value, self)
 
     def has(self, i: int) -> bool:
         return i < len(self.inputs) and self.inputs[i] is not None
