@@ -106,6 +106,34 @@ def control_flow() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     return model, {"x": rand(2, 3), "s0": rand(3), "p0": rand(3), "seq": rand(5, 3)}
 
 
+def small_ops() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """IsInf's attributes, bitwise ops, SpaceToDepth and DepthToSpace (both modes),
+    ReverseSequence, GroupNormalization, MeanVarianceNormalization, GatherND with a batch
+    axis and negative indices, Compress."""
+    inf = np.array([[1.0, np.inf, -np.inf], [0.0, -2.0, np.inf]], np.float32)
+    ints = np.array([[5, -3, 12], [7, 0, -1]], np.int32)
+    weights = {"inf": inf, "ints": ints, "other": np.array([3, 6, -8], np.int32),
+               "lens": np.array([3, 1, 4, 2], np.int64), "gs": rand(6), "gb": rand(6),
+               "gi": np.array([[[1, -1], [0, 2]], [[-2, 0], [1, 1]]], np.int64),
+               "keep": np.array([True, False, True, True])}
+    nodes = [n("IsInf", ["inf"], ["pos"], detect_negative=0),
+             n("BitwiseAnd", ["ints", "other"], ["band"]),
+             n("BitwiseXor", ["ints", "other"], ["bxor"]), n("BitwiseNot", ["ints"], ["bnot"]),
+             n("SpaceToDepth", ["x"], ["s2d"], blocksize=2),
+             n("DepthToSpace", ["x"], ["d2s"], blocksize=2, mode="CRD"),
+             n("ReverseSequence", ["seq", "lens"], ["rev"], time_axis=1, batch_axis=0),
+             n("GroupNormalization", ["x6", "gs", "gb"], ["gn"], num_groups=3, epsilon=1e-3),
+             n("MeanVarianceNormalization", ["x"], ["mvn"], axes=[1, 3]),
+             n("GatherND", ["g", "gi"], ["gnd"], batch_dims=1),
+             n("Compress", ["seq", "keep"], ["cmp"], axis=1)]
+    outs = ["pos", "band", "bxor", "bnot", "s2d", "d2s", "rev", "gn", "mvn", "gnd", "cmp"]
+    types = {"pos": TensorProto.BOOL, **{o: TensorProto.INT32 for o in ("band", "bxor",
+                                                                         "bnot")}}
+    return make(nodes, {"x": (2, 4, 4, 6), "seq": (4, 4, 3), "x6": (2, 6, 3, 2),
+                        "g": (2, 3, 4)}, weights, outs, opset=21, output_types=types), \
+        {"x": rand(2, 4, 4, 6), "seq": rand(4, 4, 3), "x6": rand(2, 6, 3, 2),
+         "g": rand(2, 3, 4)}
+
 def shape_folding() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     """torch's flatten: Shape -> Gather -> Unsqueeze -> Concat -> Reshape, all at import."""
     nodes = [n("Shape", ["x"], ["s"]), const("zero", 0),
@@ -260,7 +288,7 @@ CASES: dict[str, Case] = {
     "resize": resizes,
     "conv_net_opset13": lambda: conv_net(13), "conv_net_opset9": lambda: conv_net(9),
     "pools": pools, "pools_3d_and_dilated": pools_3d_and_dilated,
-    "control_flow": control_flow,
+    "control_flow": control_flow, "small_ops": small_ops,
     "shape_folding": shape_folding,
     "movement": movement, "opset13_inputs": opset13_inputs, "conv_transpose": conv_transpose,
 }

@@ -87,6 +87,10 @@ CASES = (
     # control flow unrolled at import; a condition that is a graph input is bound
     "if", "loop11", "scan_sum", "scan9_sum", "scan9_multi_state",
     "linear_attention_gated_delta_expanded", "affine_grid_3d_align_corners",
+    "isinf_negative", "bitwise_xor_ui8_bcast_4v3d", "bitwise_not_3d", "swish",
+    "spacetodepth_crd_mode_example", "depthtospace_crd_mode_example", "reversesequence_batch",
+    "group_normalization_epsilon", "mvn", "gathernd_example_int32_batch_dim1",
+    "compress_default_axis",
 )
 
 

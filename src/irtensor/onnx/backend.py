@@ -98,9 +98,10 @@ class IrtensorBackend(Backend):
 
 # The inputs of these ops that decide the output's shape, or (If, Loop) which ops run: a
 # graph input feeding one is bound too, whatever its element type (Resize's float scales
-# and roi, OneHot's depth, Range's bounds, If's condition, Loop's trip count and condition).
+# and roi, OneHot's depth, Range's bounds, Compress's condition, If's condition, Loop's
+# trip count and condition).
 GEOMETRY = {"Resize": (1, 2, 3), "Upsample": (1,), "OneHot": (1,), "Range": (0, 1, 2),
-            "If": (0,), "Loop": (0, 1)}
+            "If": (0,), "Loop": (0, 1), "Compress": (1,)}
 
 
 def geometry_inputs(model: onnx.ModelProto) -> set[str]:

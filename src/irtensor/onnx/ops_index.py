@@ -1,8 +1,10 @@
-"""TopK, OneHot, ScatterElements (and opset 9's Scatter), ScatterND, LpNormalization, BitShift
-and BitCast:
+"""TopK, OneHot, ScatterElements (and opset 9's Scatter), ScatterND, GatherND,
+LpNormalization, BitShift and BitCast:
 each a line or two of the Tensor API, with ONNX's inputs and attributes checked."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -137,3 +139,33 @@ def bit_cast(node: Node) -> list[Value]:
         return [x.bitcast(target)]
     except (TypeError, ValueError) as e:
         raise node.error(str(e)) from None
+
+
+@op("GatherND")
+def gather_nd(node: Node) -> list[Value]:
+    """data[indices[..., 0], ..., indices[..., k-1]] after `batch_dims` shared leading
+    axes: the k indexed axes flattened into one, indexed by the row-major offset."""
+    data, indices = node.tensor(0), node.tensor(1)
+    b = node.attr("batch_dims", 0)
+    k = indices.shape[-1]
+    if not 0 <= b < min(data.ndim, indices.ndim) or b + k > data.ndim or \
+            indices.shape[:b] != data.shape[:b]:
+        raise node.error(f"input 1 (indices) of shape {indices.shape} does not index input 0 "
+                         f"of shape {data.shape} with batch_dims={b}")
+    sizes = data.shape[b:b + k]
+    index = indices.cast("int64")
+    offset = None
+    for j, size in enumerate(sizes):
+        part = index[..., j]
+        part = (part < 0).where(part + size, part) * math.prod(sizes[j + 1:])
+        offset = part if offset is None else offset + part
+    batch = math.prod(data.shape[:b])
+    per = math.prod(sizes)
+    flat = data.reshape(batch * per, *data.shape[b + k:])
+    if offset is None:  # k == 0: whole slices
+        offset = Tensor.zeros(*indices.shape[:-1], dtype="int64")
+    if b:
+        first = np.arange(batch, dtype=np.int64).reshape(*data.shape[:b],
+                                                         *[1] * (indices.ndim - 1 - b))
+        offset = offset + node.tensors.of(first * per)
+    return [flat[offset]]

@@ -20,7 +20,7 @@ UNARY: dict[str, Callable[[Tensor], Tensor]] = {
     "Cosh": Tensor.cosh, "Asinh": Tensor.asinh, "Acosh": Tensor.acosh, "Atanh": Tensor.atanh,
     "Erf": Tensor.erf, "Sign": Tensor.sign, "Softsign": Tensor.softsign,
     "Softplus": Tensor.softplus, "Not": Tensor.logical_not, "IsNaN": Tensor.isnan,
-    "Mish": lambda x: _mish(x),
+    "Mish": lambda x: _mish(x), "BitwiseNot": Tensor.bitwise_not,
 }
 NP_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Neg": np.negative, "Abs": np.abs, "Sqrt": np.sqrt, "Floor": np.floor, "Ceil": np.ceil,
@@ -31,12 +31,15 @@ BINARY: dict[str, Callable[[Tensor, Tensor], Tensor]] = {
     "Equal": Tensor.__eq__, "Less": Tensor.__lt__, "Greater": Tensor.__gt__,
     "LessOrEqual": Tensor.__le__, "GreaterOrEqual": Tensor.__ge__,
     "And": Tensor.__and__, "Or": Tensor.__or__, "Xor": Tensor.__xor__,
+    "BitwiseAnd": Tensor.bitwise_and, "BitwiseOr": Tensor.bitwise_or,
+    "BitwiseXor": Tensor.bitwise_xor,
 }
 NP_BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Equal": np.equal,
     "Less": np.less, "Greater": np.greater, "LessOrEqual": np.less_equal,
     "GreaterOrEqual": np.greater_equal, "And": np.logical_and, "Or": np.logical_or,
-    "Xor": np.logical_xor, "Pow": np.power,
+    "Xor": np.logical_xor, "Pow": np.power, "BitwiseAnd": np.bitwise_and,
+    "BitwiseOr": np.bitwise_or, "BitwiseXor": np.bitwise_xor,
 }
 
 
@@ -158,6 +161,18 @@ def unary_with_attributes(node: Node) -> list[Value]:
     if node.attr("approximate", "none") == "tanh":
         return [x.gelu()]
     return [x * 0.5 * ((x * (1 / math.sqrt(2))).erf() + 1)]
+
+
+@op("IsInf")
+def is_inf(node: Node) -> list[Value]:
+    return [node.tensor(0).isinf(bool(node.attr("detect_positive", 1)),
+                                 bool(node.attr("detect_negative", 1)))]
+
+
+@op("Swish")
+def swish(node: Node) -> list[Value]:
+    x = node.tensor(0)
+    return [x * (x * node.attr("alpha", 1.0)).sigmoid()]
 
 
 @op("PRelu")

@@ -281,6 +281,37 @@ def instance_norm(node: Node) -> list[Value]:
     return [y * node.tensor(1).reshape(shape) + node.tensor(2).reshape(shape)]
 
 
+@op("GroupNormalization")
+def group_norm(node: Node) -> list[Value]:
+    """Each instance's groups of channels normalised (in f32 for narrower floats, with the
+    default stash_type), then scaled and shifted per channel (opset 18: per group)."""
+    x = node.tensor(0)
+    groups = node.attr("num_groups")
+    n, c = x.shape[:2]
+    if groups is None or groups <= 0 or c % groups:
+        raise node.error(f"attribute num_groups={groups} must divide the {c} channels")
+    stash = x.float() if x.dtype.is_float and x.dtype.np.itemsize < 4 and \
+        node.attr("stash_type", 1) == 1 else x
+    grouped = stash.reshape(n, groups, -1)
+    mean = grouped.mean(2, keepdim=True)
+    centred = grouped - mean
+    var = (centred * centred).mean(2, keepdim=True)
+    y = (centred * (var + node.attr("epsilon", 1e-5)).rsqrt()).reshape(x.shape).cast(x.dtype)
+    scale, bias = node.tensor(1), node.tensor(2)
+    if scale.shape[0] == groups and groups != c:  # opset 18's per-group scale and bias
+        scale, bias = scale.repeat_interleave(c // groups), bias.repeat_interleave(c // groups)
+    shape = [1, c] + [1] * (x.ndim - 2)
+    return [y * scale.reshape(shape) + bias.reshape(shape)]
+
+
+@op("MeanVarianceNormalization")
+def mean_variance_norm(node: Node) -> list[Value]:
+    x = node.tensor(0)
+    axes = tuple(a % x.ndim for a in node.attr("axes", [0, 2, 3]))
+    centred = x - x.mean(axes, keepdim=True)
+    return [centred / ((centred * centred).mean(axes, keepdim=True).sqrt() + 1e-9)]
+
+
 @op("LRN")
 def lrn(node: Node) -> list[Value]:
     """x / (bias + alpha / size * sum of squares over `size` channels) ** beta."""

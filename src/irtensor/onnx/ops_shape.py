@@ -180,6 +180,69 @@ def slice_(node: Node) -> list[Value]:
     return [x[tuple(index)]]
 
 
+@op("SpaceToDepth", "DepthToSpace")
+def space_depth(node: Node) -> list[Value]:
+    """Blocks of `blocksize` x `blocksize` pixels to channels and back; DCR mode (the
+    default) puts the block index outermost in the channels, CRD innermost."""
+    x = node.tensor(0)
+    b = node.attr("blocksize")
+    n, c, h, w = x.shape
+    if node.op_type == "SpaceToDepth":
+        if h % b or w % b:
+            raise node.error(f"input 0's height and width {(h, w)} must be multiples of "
+                             f"blocksize {b}")
+        y = x.reshape(n, c, h // b, b, w // b, b)
+        y = y.permute(0, 3, 5, 1, 2, 4) if node.attr("mode", "DCR") == "DCR" else \
+            y.permute(0, 1, 3, 5, 2, 4)
+        return [y.reshape(n, c * b * b, h // b, w // b)]
+    if c % (b * b):
+        raise node.error(f"input 0's {c} channels must be a multiple of blocksize^2 = {b * b}")
+    if node.attr("mode", "DCR") == "DCR":
+        y = x.reshape(n, b, b, c // (b * b), h, w).permute(0, 3, 4, 1, 5, 2)
+    else:
+        y = x.reshape(n, c // (b * b), b, b, h, w).permute(0, 1, 4, 2, 5, 3)
+    return [y.reshape(n, c // (b * b), h * b, w * b)]
+
+
+@op("ReverseSequence")
+def reverse_sequence(node: Node) -> list[Value]:
+    """The first sequence_lens[i] steps of each batch item reversed (the lengths known at
+    import: each item's order is a gather along the time axis)."""
+    x = node.tensor(0)
+    lengths = node.ints(1, "sequence_lens")
+    time, batch = node.attr("time_axis", 0), node.attr("batch_axis", 1)
+    steps = x.shape[time]
+    if len(lengths) != x.shape[batch] or any(not 0 <= n <= steps for n in lengths):
+        raise node.error(f"input 1 (sequence_lens) {lengths} must give each of the "
+                         f"{x.shape[batch]} batch items a length from 0 to {steps}")
+    order = np.array([[n - 1 - t if t < n else t for t in range(steps)] for n in lengths])
+    shape = [1] * x.ndim
+    shape[time], shape[batch] = steps, len(lengths)
+    index = node.tensors.of(np.ascontiguousarray(order.T if time < batch else order)
+                            .reshape(shape).astype(np.int32))
+    return [x.gather(time, index.expand(*x.shape))]
+
+
+@op("Compress")
+def compress(node: Node) -> list[Value]:
+    """The slices along `axis` (of the flattened input without one) whose condition is
+    true; the condition decides the output's shape, so it must be known at import."""
+    x = node.tensor(0)
+    keep = np.flatnonzero(node.const(1, "condition").reshape(-1).astype(bool))
+    axis = node.attr("axis")
+    flat = x.reshape(-1) if axis is None else x
+    axis = 0 if axis is None else axis % x.ndim
+    if keep.size and keep[-1] >= flat.shape[axis]:
+        raise node.error(f"input 1 (condition) selects slice {keep[-1]} of an axis of "
+                         f"{flat.shape[axis]}")
+    shape = [1] * flat.ndim
+    shape[axis] = keep.size
+    index = node.tensors.of(keep.astype(np.int32).reshape(shape))
+    out = list(flat.shape)
+    out[axis] = keep.size
+    return [flat.gather(axis, index.expand(*out))]
+
+
 @op("CenterCropPad")
 def center_crop_pad(node: Node) -> list[Value]:
     """Each listed axis cropped or zero-padded to its new size about its centre (the odd
