@@ -134,6 +134,39 @@ def small_ops() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         {"x": rand(2, 4, 4, 6), "seq": rand(4, 4, 3), "x6": rand(2, 6, 3, 2),
          "g": rand(2, 3, 4)}
 
+def quantization() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """QuantizeLinear per tensor, per axis and in blocks (uint8, int8, int16),
+    DequantizeLinear back, DynamicQuantizeLinear, MatMulInteger and QLinearMatMul."""
+    f32 = np.float32
+    weights = {
+        "s": np.array(0.02, f32), "z": np.array(128, np.uint8),
+        "sa": np.array([0.01, 0.03, 0.05], f32), "za": np.array([-3, 0, 7], np.int8),
+        "sb": (np.random.default_rng(5).random((2, 3, 3)) * 0.05 + 0.01).astype(f32),
+        "zb": np.random.default_rng(6).integers(-5, 5, (2, 3, 3)).astype(np.int16),
+        "qa": np.random.default_rng(1).integers(0, 256, (2, 3, 4)).astype(np.uint8),
+        # |b| < 64: onnxruntime's u8 x s8 kernel adds products in pairs in int16, saturating
+        "qb": np.random.default_rng(2).integers(-63, 64, (4, 5)).astype(np.int8),
+        "qaz": np.array(120, np.uint8), "qbz": np.array(-3, np.int8),
+        "as": np.array(0.05, f32), "bs": np.array(0.02, f32), "ys": np.array(0.4, f32),
+        "yz": np.array(130, np.uint8), "qb8": np.random.default_rng(3).integers(
+            0, 256, (4, 5)).astype(np.uint8), "bz8": np.array(100, np.uint8)}
+    nodes = [n("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             n("QuantizeLinear", ["x", "sa", "za"], ["qa8"], axis=1),
+             n("QuantizeLinear", ["x", "sb", "zb"], ["qb16"], axis=2, block_size=2),
+             n("DequantizeLinear", ["q", "s", "z"], ["dq"]),
+             n("DequantizeLinear", ["qa8", "sa", "za"], ["dqa"], axis=1),
+             n("DequantizeLinear", ["qb16", "sb", "zb"], ["dqb"], axis=2, block_size=2),
+             n("DynamicQuantizeLinear", ["x"], ["dy", "dys", "dyz"]),
+             n("MatMulInteger", ["qa", "qb", "qaz", "qbz"], ["mi"]),
+             n("QLinearMatMul", ["qa", "as", "qaz", "qb8", "bs", "bz8", "ys", "yz"], ["qm"])]
+    outs = ["q", "qa8", "qb16", "dq", "dqa", "dqb", "dy", "dys", "dyz", "mi", "qm"]
+    types = {"q": TensorProto.UINT8, "qa8": TensorProto.INT8, "qb16": TensorProto.INT16,
+             "dy": TensorProto.UINT8, "dyz": TensorProto.UINT8, "mi": TensorProto.INT32,
+             "qm": TensorProto.UINT8}
+    x = (np.random.default_rng(4).standard_normal((2, 3, 6)) * 2).astype(f32)
+    return make(nodes, {"x": (2, 3, 6)}, weights, outs, opset=21, output_types=types), \
+        {"x": x}
+
 def shape_folding() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     """torch's flatten: Shape -> Gather -> Unsqueeze -> Concat -> Reshape, all at import."""
     nodes = [n("Shape", ["x"], ["s"]), const("zero", 0),
@@ -288,7 +321,7 @@ CASES: dict[str, Case] = {
     "resize": resizes,
     "conv_net_opset13": lambda: conv_net(13), "conv_net_opset9": lambda: conv_net(9),
     "pools": pools, "pools_3d_and_dilated": pools_3d_and_dilated,
-    "control_flow": control_flow, "small_ops": small_ops,
+    "control_flow": control_flow, "small_ops": small_ops, "quantization": quantization,
     "shape_folding": shape_folding,
     "movement": movement, "opset13_inputs": opset13_inputs, "conv_transpose": conv_transpose,
 }

@@ -91,6 +91,8 @@ CASES = (
     "spacetodepth_crd_mode_example", "depthtospace_crd_mode_example", "reversesequence_batch",
     "group_normalization_epsilon", "mvn", "gathernd_example_int32_batch_dim1",
     "compress_default_axis",
+    "quantizelinear_blocked_asymmetric", "dequantizelinear_axis", "dynamicquantizelinear",
+    "qlinearmatmul_3D_int8_float16", "matmulinteger",
 )
 
 

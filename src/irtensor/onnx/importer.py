@@ -23,6 +23,7 @@ from irtensor.onnx import (  # noqa: F401  (they register the ops)
     ops_loss,
     ops_math,
     ops_nn,
+    ops_quant,
     ops_reduce,
     ops_resize,
     ops_rnn,
