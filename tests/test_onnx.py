@@ -167,6 +167,20 @@ def quantization() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     return make(nodes, {"x": (2, 3, 6)}, weights, outs, opset=21, output_types=types), \
         {"x": x}
 
+def grid_samples() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """GridSample's three modes and three padding modes, with and without align_corners,
+    on a grid that reaches past the image (where the padding modes differ; onnx's node
+    cases take each combination against its reference). Bicubic with
+    border padding is left to the next test: onnxruntime clamps each tap (torch's way),
+    onnx's reference the position first, and irtensor follows the reference."""
+    modes = [("bilinear", "border", 1), ("nearest", "reflection", 0), ("bicubic", "zeros", 0)]
+    nodes = [n("GridSample", ["x", "g"], [f"y{i}"], mode=m, padding_mode=p, align_corners=a)
+             for i, (m, p, a) in enumerate(modes)]
+    grid = (np.random.default_rng(7).random((2, 5, 6, 2)) * 3.2 - 1.6).astype(np.float32)
+    return make(nodes, {"x": (2, 3, 4, 7), "g": (2, 5, 6, 2)}, {},
+                [f"y{i}" for i in range(len(modes))], opset=16), {"x": rand(2, 3, 4, 7),
+                                                                  "g": grid}
+
 def shape_folding() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     """torch's flatten: Shape -> Gather -> Unsqueeze -> Concat -> Reshape, all at import."""
     nodes = [n("Shape", ["x"], ["s"]), const("zero", 0),
@@ -322,6 +336,7 @@ CASES: dict[str, Case] = {
     "conv_net_opset13": lambda: conv_net(13), "conv_net_opset9": lambda: conv_net(9),
     "pools": pools, "pools_3d_and_dilated": pools_3d_and_dilated,
     "control_flow": control_flow, "small_ops": small_ops, "quantization": quantization,
+    "grid_samples": grid_samples,
     "shape_folding": shape_folding,
     "movement": movement, "opset13_inputs": opset13_inputs, "conv_transpose": conv_transpose,
 }
@@ -605,6 +620,22 @@ def test_attention_matches_the_onnx_reference(device: str) -> None:
             assert g.shape == w.shape and g.dtype == w.dtype
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
             assert np.isfinite(g).all() or np.isneginf(w).any()
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+def test_cubic_grid_sample_with_border_padding_matches_the_onnx_reference(device: str
+                                                                          ) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    grid = (np.random.default_rng(8).random((1, 4, 5, 2)) * 3 - 1.5).astype(np.float32)
+    for corners in (0, 1):
+        model = make([n("GridSample", ["x", "g"], ["y"], mode="cubic", padding_mode="border",
+                        align_corners=corners)], {"x": (1, 2, 5, 6), "g": (1, 4, 5, 2)}, {},
+                     ["y"], opset=20)
+        feeds = {"x": rand(1, 2, 5, 6), "g": grid}
+        (want,) = ReferenceEvaluator(model).run(None, feeds)
+        (got,) = ionnx.run(model, feeds, device=device)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_attention_refuses_heads_it_cannot_split() -> None:

@@ -93,6 +93,8 @@ CASES = (
     "compress_default_axis",
     "quantizelinear_blocked_asymmetric", "dequantizelinear_axis", "dynamicquantizelinear",
     "qlinearmatmul_3D_int8_float16", "matmulinteger",
+    "gridsample_reflection_padding", "gridsample_bicubic_align_corners_1_additional_1",
+    "gridsample_volumetric_bilinear_align_corners_0",
 )
 
 

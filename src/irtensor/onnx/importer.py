@@ -27,6 +27,7 @@ from irtensor.onnx import (  # noqa: F401  (they register the ops)
     ops_reduce,
     ops_resize,
     ops_rnn,
+    ops_sample,
     ops_shape,
 )
 from irtensor.onnx.errors import OnnxImportError, node_error

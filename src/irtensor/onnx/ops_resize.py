@@ -7,7 +7,6 @@ transform, the taps of nearest/linear/cubic, antialiasing, `exclude_outside`, ed
 clamping, as the ONNX spec defines them) and applied as a matmul over that axis;
 nearest picks with a gather instead (a matmul would turn 0 * inf into NaN). Rows of
 `tf_crop_and_resize` that fall outside the input take `extrapolation_value`.
-AffineGrid's base grid is a constant of the same kind, times theta.
 """
 
 from __future__ import annotations
@@ -219,24 +218,3 @@ def resize(node: Node) -> list[Value]:
         x = resize_axis(x, axis, weights, outside, attrs)
     return [x]
 
-
-@op("AffineGrid")
-def affine_grid(node: Node) -> list[Value]:
-    """The sampling grid of theta (N, 2, 3) or (N, 3, 4) over `size`'s 2-D or 3-D output:
-    each output position's normalised coordinates (x first, in [-1, 1]: the corners with
-    align_corners, else the cells' centres) times theta."""
-    theta = node.tensor(0)
-    size = node.ints(1, "size")
-    spatial = size[2:]
-    dims = len(spatial)
-    if dims not in (2, 3) or theta.shape[1:] != (dims, dims + 1):
-        raise node.error(f"input 0 (theta) has shape {theta.shape}; expected (N, {dims}, "
-                         f"{dims + 1}) for size {size} (2-D or 3-D)")
-    corners = node.attr("align_corners", 0)
-    axes = [np.linspace(-1.0, 1.0, n) if corners else (2 * np.arange(n) + 1) / n - 1
-            for n in spatial]
-    mesh = np.meshgrid(*axes, indexing="ij")  # D, H, W order
-    base = np.stack([*(m.reshape(-1) for m in reversed(mesh)), np.ones(mesh[0].size)], 1)
-    points = node.tensors.of(base.astype(theta.dtype.np))
-    grid = points @ theta.transpose(1, 2)  # (N, points, dims)
-    return [grid.reshape(theta.shape[0], *spatial, dims)]
