@@ -208,9 +208,24 @@ def recurrent_model(op_type: str, gates: int, directions: int = 1, **attrs: obje
                  {"lens": lens}, outs, opset=14)
     return model, {k: rand(*s) for k, s in shapes.items()}
 
+def transforms() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """DFT forward of a real and of a complex signal, onesided, inverse, and the inverse
+    of a onesided spectrum; dft_length shorter and longer than the signal; axis 1 and 2."""
+    nodes = [const("ax1", np.array(1, np.int64)), const("ax2", np.array(2, np.int64)),
+             const("n12", np.array(12, np.int64)), const("n6", np.array(6, np.int64)),
+             n("DFT", ["r", "", "ax1"], ["f"]),
+             n("DFT", ["c", "n12", "ax2"], ["fc"]),
+             n("DFT", ["r", "n6", "ax1"], ["rf"], onesided=1),
+             n("DFT", ["c", "", "ax1"], ["inv"], inverse=1),
+             n("DFT", ["h", "", "ax1"], ["irf"], inverse=1, onesided=1)]
+    return make(nodes, {"r": (2, 8, 3, 1), "c": (2, 5, 9, 2), "h": (2, 5, 3, 2)}, {},
+                ["f", "fc", "rf", "inv", "irf"], opset=20), \
+        {"r": rand(2, 8, 3, 1), "c": rand(2, 5, 9, 2), "h": rand(2, 5, 3, 2)}
+
 CASES: dict[str, Case] = {
     "pools_3d_and_dilated": pools_3d_and_dilated, "control_flow": control_flow,
     "small_ops": small_ops, "quantization": quantization, "grid_samples": grid_samples,
+    "transforms": transforms,
 }
 
 

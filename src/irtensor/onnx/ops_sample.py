@@ -1,7 +1,8 @@
-"""Sampling at computed positions: GridSample (nearest, linear and cubic, each padding
-mode, any spatial rank) as gathers of the taps around each position weighted as onnx's
-reference weighs them; AffineGrid, the grid an affine map makes (its base grid a
-constant of the sizes, times theta)."""
+"""Sampling at computed positions and transforms made of constant matrices: GridSample
+(nearest, linear and cubic, each padding mode, any spatial rank) as a gather of the taps
+around each position weighted as onnx's reference weighs them; AffineGrid, the grid an
+affine map makes (its base grid a constant of the sizes, times theta); DFT as products
+with cos and sin matrices."""
 
 from __future__ import annotations
 
@@ -140,4 +141,47 @@ def affine_grid(node: Node) -> list[Value]:
     return [grid.reshape(theta.shape[0], *spatial, dims)]
 
 
-__all__ = ["affine_grid", "grid_sample"]
+@op("DFT")
+def dft(node: Node) -> list[Value]:
+    """The discrete Fourier transform along one axis as products with cos and sin
+    matrices (made in f64 at import, applied in f64): forward, inverse, onesided (the
+    inverse of a onesided spectrum is the real signal, numpy's irfft)."""
+    x = node.tensor(0)
+    length = node.ints(1, "dft_length")[0] if node.has(1) else None
+    axis = node.ints(2, "axis")[0] if node.opset >= 20 and node.has(2) else \
+        node.attr("axis", 1 if node.opset < 20 else -2)
+    axis %= x.ndim
+    if axis == x.ndim - 1 or x.shape[-1] not in (1, 2):
+        raise node.error(f"input 0 of shape {x.shape} must end in 1 (real) or 2 (complex) "
+                         f"values after the signal's axis {axis}")
+    inverse, onesided = bool(node.attr("inverse", 0)), bool(node.attr("onesided", 0))
+    have = x.shape[axis]
+    n = length or (2 * (have - 1) if inverse and onesided else have)
+    order = [d for d in range(x.ndim - 1) if d != axis] + [axis]
+    moved = x.cast("float64").permute(*order, x.ndim - 1)  # (..., signal, 1 or 2)
+    re = moved[..., 0]
+    im = moved[..., 1] if x.shape[-1] == 2 else None
+    used = min(have, n)
+    re, im = re[..., :used], im[..., :used] if im is not None else None
+    bins = n // 2 + 1 if onesided else n
+    rows = bins if inverse and onesided else used
+    k = np.arange(n // 2 + 1 if inverse and onesided else bins)
+    t = np.arange(n if inverse else used)
+    angle = 2 * np.pi * np.outer(np.arange(rows), t if inverse and onesided else k) / n
+    if inverse and onesided:  # rows: the bins given; columns: the n samples
+        weight = np.where((np.arange(rows) == 0) | (2 * np.arange(rows) == n), 1.0, 2.0)
+        cos, sin = np.cos(angle) * weight[:, None] / n, -np.sin(angle) * weight[:, None] / n
+    elif inverse:
+        cos, sin = np.cos(angle) / n, -np.sin(angle) / n
+    else:
+        cos, sin = np.cos(angle), np.sin(angle)
+    c, s = node.tensors.of(cos[:re.shape[-1]]), node.tensors.of(sin[:re.shape[-1]])
+    real = re @ c + (im @ s if im is not None else 0)
+    imag = (im @ c if im is not None else 0) - re @ s
+    parts = [real] if inverse and onesided else [real, imag]
+    out = parts[0].unsqueeze(-1) if len(parts) == 1 else parts[0].stack(parts[1], dim=-1)
+    back = [order.index(d) for d in range(x.ndim - 1)]
+    return [out.permute(*back, x.ndim - 1).cast(x.dtype)]
+
+
+__all__ = ["affine_grid", "dft", "grid_sample"]
