@@ -348,3 +348,24 @@ def test_control_flow_needs_what_it_unrolls_known_at_import() -> None:
     with pytest.raises(ionnx.OnnxImportError, match=r"\(If\): input 0 \(cond\) is computed "
                        "at run time; irtensor unrolls control flow at import"):
         ionnx.load(model)
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+def test_operators_without_a_handler_run_their_function_body(device: str) -> None:
+    """SwiGLU (a function body) and CausalConvWithState (a body made for its inputs'
+    types) have no handler: they import as the operators their schemas define them in."""
+    from onnx.reference import ReferenceEvaluator
+
+    nodes = [n("SwiGLU", ["x", "v"], ["s"], alpha=1.3),
+             n("CausalConvWithState", ["seq", "w", "b"], ["c", "state"], activation="silu")]
+    model = make(nodes, {"x": (2, 3, 8), "v": (2, 3, 8), "seq": (2, 4, 6), "w": (4, 1, 3),
+                         "b": (4,)}, {}, ["s", "c", "state"], opset=28)
+    feeds = {"x": rand(2, 3, 8), "v": rand(2, 3, 8), "seq": rand(2, 4, 6),
+             "w": rand(4, 1, 3), "b": rand(4)}
+    want = ReferenceEvaluator(model).run(None, feeds)
+    got = ionnx.run(model, feeds, device=device)
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    text = str(ionnx.load(model))
+    assert "hl.sigmoid" in text or "hl.exp" in text

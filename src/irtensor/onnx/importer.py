@@ -17,6 +17,7 @@ from irtensor.context import Context
 from irtensor.frontend import graph as recorded
 from irtensor.frontend.tensor import Tensor
 from irtensor.onnx import (  # noqa: F401  (they register the ops)
+    functions,
     ops_attention,
     ops_control,
     ops_index,
@@ -125,9 +126,16 @@ def run_node(node: onnx.NodeProto, env: MutableMapping[str, Value], opset: int,
         if name and name not in env:
             raise node_error(node.name, node.op_type, f"input {name!r} is not defined "
                              "(a malformed or truncated graph)")
-    view = Node(node.op_type, node.name, opset, attributes(node),
-                [env[n] if n else None for n in node.input], len(node.output), tensors,
-                lambda graph, values: run_subgraph(graph, values, env, opset, tensors))
+    values = [env[n] if n else None for n in node.input]
+    if node.op_type not in OPS and node.op_type not in FOLDS and \
+            (body := functions.body_of(node, opset, values)) is not None:
+        outputs = _run_function(node, body, values, opset, tensors)
+        for name, value in zip(node.output, outputs, strict=False):
+            if name:
+                env[name] = value
+        return
+    view = Node(node.op_type, node.name, opset, attributes(node), values, len(node.output),
+                tensors, lambda graph, inner: run_subgraph(graph, inner, env, opset, tensors))
     outputs = _dispatch(view)
     for i, name in enumerate(node.output):
         if not name:
@@ -136,6 +144,21 @@ def run_node(node: onnx.NodeProto, env: MutableMapping[str, Value], opset: int,
             raise view.error(f"output {i} ({name!r}) is not supported")
         env[name] = outputs[i]  # type: ignore[assignment]
         _name_output(outputs[i], name)
+
+
+def _run_function(node: onnx.NodeProto, body: onnx.FunctionProto,
+                  values: Sequence[Value | None], opset: int, tensors: Tensors
+                  ) -> list[Value]:
+    """The node's outputs from its function body, run in a scope of its own (a function
+    sees only its inputs); an input left out is an empty name inside."""
+    scope: dict[str, Value | None] = dict(zip(body.input, values, strict=False))
+    inner = functions.opset_of(body, opset)
+    try:
+        for step in functions.bound_nodes(body, node):
+            run_node(step, scope, inner, tensors)  # type: ignore[arg-type]
+    except OnnxImportError as e:
+        raise node_error(node.name, node.op_type, f"in its function body: {e}") from None
+    return [scope[name] for name in body.output]  # type: ignore[misc]
 
 
 def run_subgraph(graph: onnx.GraphProto, values: Sequence[Value], scope: Mapping[str, Value],
