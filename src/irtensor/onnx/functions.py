@@ -37,9 +37,12 @@ def body_of(node: onnx.NodeProto, opset: int, inputs: Sequence[Value | None]
     typed = [v for v in schema.context_dependent_function_opset_versions if v <= opset]
     if not typed:
         return None
-    types = [_type_of(v).SerializeToString() for v in inputs]
-    made = schema.get_context_dependent_function_with_opset_version(
-        max(typed), node.SerializeToString(), types)
+    try:  # onnx's builder refuses types it has no body for: then no body
+        types = [_type_of(v).SerializeToString() for v in inputs]
+        made = schema.get_context_dependent_function_with_opset_version(
+            max(typed), node.SerializeToString(), types)
+    except Exception:
+        return None
     return onnx.FunctionProto.FromString(made) if made else None
 
 

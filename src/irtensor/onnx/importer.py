@@ -158,7 +158,11 @@ def _run_function(node: onnx.NodeProto, body: onnx.FunctionProto,
             run_node(step, scope, inner, tensors)  # type: ignore[arg-type]
     except OnnxImportError as e:
         raise node_error(node.name, node.op_type, f"in its function body: {e}") from None
-    return [scope[name] for name in body.output]  # type: ignore[misc]
+    if missing := [name for name, wanted in zip(body.output, node.output, strict=False)
+                   if wanted and scope.get(name) is None]:
+        raise node_error(node.name, node.op_type, f"its function body computes no output "
+                         f"{missing[0]!r}")
+    return [scope.get(name) for name in body.output]  # type: ignore[misc]
 
 
 def run_subgraph(graph: onnx.GraphProto, values: Sequence[Value], scope: Mapping[str, Value],
