@@ -3,13 +3,38 @@ nodes over named inputs and random weights, at an opset."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 RNG = np.random.default_rng(18)
+
+Case = Callable[[], tuple[onnx.ModelProto, dict[str, np.ndarray]]]
+
+
+def onnxruntime_outputs(model: onnx.ModelProto, feeds: dict[str, np.ndarray]
+                        ) -> list[np.ndarray]:
+    """What onnxruntime (a test dependency; its tests skip without it) computes."""
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(model.SerializeToString(),
+                                           providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def matches_onnxruntime(case: Case, device: str) -> None:
+    """The case's model on `device` gives onnxruntime's outputs: shapes, dtypes, values."""
+    import irtensor.onnx as ionnx
+
+    model, feeds = case()
+    want = onnxruntime_outputs(model, feeds)
+    got = ionnx.run(model, feeds, device=device)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
 
 
 def rand(*shape: int, low: float = -1.0, high: float = 1.0) -> np.ndarray:

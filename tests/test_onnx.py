@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -17,17 +16,20 @@ from onnx import TensorProto
 import irtensor.onnx as ionnx
 from conftest import DEVICES, device_param
 from irtensor.onnx.backend import IrtensorBackend
-from onnx_models import const, conv_net, make, n, rand
+from onnx_models import (
+    Case,
+    const,
+    conv_net,
+    make,
+    matches_onnxruntime,
+    n,
+    onnxruntime_outputs,
+    rand,
+)
 
 ort = pytest.importorskip("onnxruntime")
 
-Case = Callable[[], tuple[onnx.ModelProto, dict[str, np.ndarray]]]
-
-
-def reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    session = ort.InferenceSession(model.SerializeToString(),
-                                   providers=["CPUExecutionProvider"])
-    return session.run(None, feeds)
+reference = onnxruntime_outputs
 
 
 def pools() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
@@ -206,13 +208,7 @@ CASES: dict[str, Case] = {
 @pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_small_models_match_onnxruntime(case: str, device: str) -> None:
-    model, feeds = CASES[case]()
-    want = reference(model, feeds)
-    got = ionnx.run(model, feeds, device=device)
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        assert g.shape == w.shape and g.dtype == w.dtype
-        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+    matches_onnxruntime(CASES[case], device)
 
 
 def legacy_reference(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:

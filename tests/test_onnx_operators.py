@@ -5,8 +5,6 @@ spec) on every device; and the clear errors for what they cannot unroll or split
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import onnx
 import pytest
@@ -14,17 +12,11 @@ from onnx import TensorProto
 
 import irtensor.onnx as ionnx
 from conftest import DEVICES, device_param
-from onnx_models import const, make, n, rand
+from onnx_models import Case, const, make, matches_onnxruntime, n, onnxruntime_outputs, rand
 
 ort = pytest.importorskip("onnxruntime")
 
-Case = Callable[[], tuple[onnx.ModelProto, dict[str, np.ndarray]]]
-
-
-def reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    session = ort.InferenceSession(model.SerializeToString(),
-                                   providers=["CPUExecutionProvider"])
-    return session.run(None, feeds)
+reference = onnxruntime_outputs
 
 
 def pools_3d_and_dilated() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
@@ -222,6 +214,7 @@ def transforms() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
                 ["f", "fc", "rf", "inv", "irf"], opset=20), \
         {"r": rand(2, 8, 3, 1), "c": rand(2, 5, 9, 2), "h": rand(2, 5, 3, 2)}
 
+
 CASES: dict[str, Case] = {
     "pools_3d_and_dilated": pools_3d_and_dilated, "control_flow": control_flow,
     "small_ops": small_ops, "quantization": quantization, "grid_samples": grid_samples,
@@ -232,13 +225,7 @@ CASES: dict[str, Case] = {
 @pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_operator_models_match_onnxruntime(case: str, device: str) -> None:
-    model, feeds = CASES[case]()
-    want = reference(model, feeds)
-    got = ionnx.run(model, feeds, device=device)
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        assert g.shape == w.shape and g.dtype == w.dtype
-        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+    matches_onnxruntime(CASES[case], device)
 
 
 @pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
