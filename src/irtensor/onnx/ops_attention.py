@@ -8,6 +8,7 @@ ones (the present outputs). RotaryEmbedding turns pairs of features by cached an
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -36,8 +37,8 @@ def _additive(mask: Tensor, like: Tensor) -> Tensor:
     return mask.where(0.0, float("-inf")).cast(like.dtype)
 
 
-def _frontier(q_len: int, kv_len: int, offset: int | Tensor, allowed_of, like: Tensor
-              ) -> Tensor:
+def _frontier(q_len: int, kv_len: int, offset: int | Tensor,
+              allowed_of: Callable[[Tensor, Tensor], Tensor], like: Tensor) -> Tensor:
     """0 where `allowed_of(i + offset, j)` holds for query i and key j, else -inf: (q, kv)
     for one offset, (batch, 1, q, kv) for an offset per batch (a Tensor)."""
     i = Tensor.arange(q_len).reshape(q_len, 1)

@@ -165,15 +165,21 @@ def pool_geometry(node: Node, x: Tensor, n: int) -> Windows:
     return Windows(kernel, strides, dilations, pads, extra)
 
 
+def _grown_padding(win: Windows) -> tuple[int, int, int, int]:
+    """tinygrad's padding of a 1-D or 2-D pool: the pads, ceil_mode's overhang at the end."""
+    n = len(win.kernel)
+    ends = [p + e for p, e in zip(win.pads[n:], win.extra, strict=True)]
+    return _tinygrad_padding(as_2d(win.pads[:n], 0, n) + as_2d(ends, 0, n))
+
+
 def _window_reduce(node: Node, x: Tensor, win: Windows) -> Tensor:
     """The node's pool over the last one or two axes of x (NCW or NCHW): the windows' max,
     mean (LpPool: sum)."""
     n = len(win.kernel)
     pads, extra = win.pads, win.extra
-    ends = [p + e for p, e in zip(pads[n:], extra, strict=True)]
     k2, s2, d2 = as_2d(win.kernel, 1, n), as_2d(win.strides, 1, n), as_2d(win.dilations, 1, n)
     x2 = _lift(x, n)
-    grown = _tinygrad_padding(as_2d(pads[:n], 0, n) + as_2d(ends, 0, n))
+    grown = _grown_padding(win)
     if node.op_type == "MaxPool":
         y = x2.max_pool2d(k2, s2, d2, padding=grown)
     elif node.op_type == "LpPool":  # pads count as zeros
@@ -210,27 +216,25 @@ def pool(node: Node) -> list[Value]:
     power = int(node.attr("p", 2))
     if node.op_type == "LpPool" and power < 1:
         raise node.error(f"attribute p={power} is not supported (p >= 1 is)")
+    win = pool_geometry(node, x, n)
+    if node.op_type == "MaxPool" and node.n_outputs > 1:
+        return _max_with_indices(x, win, bool(node.attr("storage_order", 0)))
     reduce = _window_reduce_3d if n == 3 else _window_reduce
-    y = reduce(node, x.abs() ** power if node.op_type == "LpPool" else x,
-               pool_geometry(node, x, n))
+    y = reduce(node, x.abs() ** power if node.op_type == "LpPool" else x, win)
     if node.op_type == "LpPool":  # each window's p-norm
         return [y.sqrt() if power == 2 else y ** (1 / power)]
-    if node.op_type == "MaxPool" and node.n_outputs > 1:
-        return [y.cast(x.dtype), _max_indices(x, pool_geometry(node, x, n),
-                                              bool(node.attr("storage_order", 0)))]
     return [y.cast(x.dtype) if node.op_type == "MaxPool" else y]
 
 
-def _max_indices(x: Tensor, win: Windows, column_major: bool) -> Tensor:
-    """MaxPool's Indices: where each window's maximum is, flat over the whole input (its
-    planes in order, each row-major, or column-major with `storage_order`), from the
-    frontend's row-major index into each H * W plane."""
+def _max_with_indices(x: Tensor, win: Windows, column_major: bool) -> list[Value]:
+    """MaxPool's values and Indices from one pool: where each window's maximum is, flat
+    over the whole input (its planes in order, each row-major, or column-major with
+    `storage_order`), from the frontend's row-major index into each H * W plane."""
     n = len(win.kernel)
-    ends = [p + e for p, e in zip(win.pads[n:], win.extra, strict=True)]
-    _, plane = _lift(x, n).max_pool2d(
+    values, plane = _lift(x, n).max_pool2d(
         as_2d(win.kernel, 1, n), as_2d(win.strides, 1, n), as_2d(win.dilations, 1, n),
-        padding=_tinygrad_padding(as_2d(win.pads[:n], 0, n) + as_2d(ends, 0, n)),
-        return_indices=True)
+        padding=_grown_padding(win), return_indices=True)
+    values = values.squeeze(2) if n == 1 else values
     plane = plane.squeeze(2) if n == 1 else plane
     if column_major and n == 2:
         height, width = x.shape[2:]
@@ -238,7 +242,7 @@ def _max_indices(x: Tensor, win: Windows, column_major: bool) -> Tensor:
     planes = math.prod(x.shape[:2])
     first = Tensor(np.arange(planes, dtype=np.int64).reshape(*x.shape[:2], *[1] * n)
                    * math.prod(x.shape[2:]), device=x.device)
-    return plane + first
+    return [values.cast(x.dtype), plane + first]
 
 
 @op("GlobalAveragePool", "GlobalMaxPool")
