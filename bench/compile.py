@@ -10,7 +10,10 @@ thread of its own while the next kernel is lowered) and `0` (the thread only). T
 runs alternate between the two settings; the table gives the median and range of
 each and the ratio of the medians. The heading records the CPU model and features.
 `--resnet` adds a column: import and first run of the ResNet-50 onnx ships (its light
-model, batch 1, `irtensor.onnx.Program`).
+model, batch 1, `irtensor.onnx.Program`). `--small` adds one for 24 small programs
+(exp, relu, a matmul, softmax and a sum on n x 7 tensors, n = 2..25: a test suite's or
+an interactive session's sizes), each compiling its kernels anew, with the
+milliseconds per kernel compiled.
 
 `--baseline SRC` adds the same two rows for another irtensor source tree (the `src`
 folder of a checkout of an earlier commit, `git worktree add /tmp/base <commit>`),
@@ -54,6 +57,16 @@ if {resnet!r}:
     Program(model, "llvm").run([np.zeros((1, 3, 224, 224), np.float32)])
     seconds["resnet50"] = time.perf_counter() - start
 seconds["kernels"] = runtime.stats()["kernels_compiled"]
+if {small!r}:
+    import irtensor as it
+    rng = np.random.default_rng(1)
+    start = time.perf_counter()
+    for n in range(2, 26):
+        a = it.Tensor(rng.standard_normal((n, 7)).astype(np.float32))
+        b = it.Tensor(rng.standard_normal((7, n)).astype(np.float32))
+        ((a.exp() * 2 + 1).relu() @ b).softmax(-1).sum(0).numpy()
+    seconds["small"] = time.perf_counter() - start
+    seconds["small_kernels"] = runtime.stats()["kernels_compiled"] - seconds["kernels"]
 print(json.dumps(seconds))
 """
 
@@ -61,7 +74,7 @@ SETTINGS = (("workers (default)", None), ("no workers (IRTENSOR_COMPILE_WORKERS=
 
 
 def one_run(workers: str | None, threads: int, source: str | None = None,
-            resnet: bool = False) -> dict[str, float]:
+            resnet: bool = False, small: bool = False) -> dict[str, float]:
     env = dict(os.environ, IRTENSOR_THREADS=str(threads))
     env.pop("IRTENSOR_COMPILE_WORKERS", None)
     if source is not None:  # ahead of the installed irtensor
@@ -70,7 +83,8 @@ def one_run(workers: str | None, threads: int, source: str | None = None,
         env["IRTENSOR_COMPILE_WORKERS"] = workers
     with tempfile.TemporaryDirectory() as cache:
         env["IRTENSOR_CACHE_DIR"] = cache
-        done = subprocess.run([sys.executable, "-c", ONE_RUN.format(here=str(HERE), resnet=resnet)],
+        done = subprocess.run([sys.executable, "-c", ONE_RUN.format(here=str(HERE), resnet=resnet,
+                                                                small=small)],
                               env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"a measurement failed:\n{done.stderr[-2000:]}")
@@ -85,6 +99,8 @@ def main() -> None:
     parser.add_argument("--baseline", help="another irtensor checkout's src folder")
     parser.add_argument("--resnet", action="store_true",
                         help="also ResNet-50's import and first run (needs onnx)")
+    parser.add_argument("--small", action="store_true",
+                        help="also 24 small programs' first runs")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from training import cpu_heading
@@ -100,12 +116,15 @@ def main() -> None:
     runs: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in rows}
     for _ in range(args.reps):
         for label, workers, source in rows:
-            runs[label].append(one_run(workers, args.threads, source, args.resnet))
+            runs[label].append(one_run(workers, args.threads, source, args.resnet,
+                                      args.small))
     print(f"first (compiling) eager training step, {args.reps} runs each, alternating, "
           f"{args.threads} thread(s); {cpu_heading()}\n")
     models = {"mlp": "MLP first step", "cnn": "CNN first step"}
     if args.resnet:
         models["resnet50"] = "ResNet-50 import + first run"
+    if args.small:
+        models["small"] = "24 small programs"
     print("| kernel compiles | kernels | " + " | ".join(f"{m} s" for m in models.values())
           + " | " + " | ".join(f"{m.split()[0]} vs no workers" for m in models.values())
           + " |")
@@ -119,6 +138,9 @@ def main() -> None:
         ratios = [f"{float(np.median([r[m] for r in runs[label]])) / base[m]:.2f}"
                   for m in models]
         kernels = int(runs[label][0]["kernels"])
+        if args.small:
+            made = float(np.median([r["small_kernels"] for r in runs[label]]))
+            cells[-1] += f", {1e3 * float(np.median(values)) / made:.1f} ms a kernel"
         print(f"| {label} | {kernels} | {' | '.join(cells)} | {' | '.join(ratios)} |")
 
 if __name__ == "__main__":

@@ -135,16 +135,22 @@ def test_an_entry_is_plain_data_recording_its_key_kernel_and_signature(
     assert [p[:3] for p in meta["signature"]] == [
         ["memref<3x4xf32>", True, False], ["memref<3x4xf32>", True, True],
         ["index", False, False], ["index", False, False]]
-    assert meta["opt_level"] == opt_level.kernel_opt_level(meta["llvm_ir"])
+    # 3 x 4 points: a small kernel (no IR passes, machine code at O2)
+    assert (meta["opt_level"], meta["codegen_level"]) == opt_level.kernel_levels(
+        meta["llvm_ir"], small=True) == (0, 2)
     code = payload(path)
     assert len(code) == head["payload_bytes"] and llvm_jit.object_problem(code) == ""
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert compiles(lambda: check_a(program_a("llvm"))) == 0  # and it loads
 
 
-@pytest.mark.parametrize("level", [None, "3", 7])
+# A missing codegen_level is the opt_level's (a kernel whose machine code was made at its level).
+@pytest.mark.parametrize(("field", "level"), [("opt_level", None), ("opt_level", "3"),
+                                              ("opt_level", 7), ("codegen_level", "3"),
+                                              ("codegen_level", 7)])
 def test_an_entry_loads_with_the_level_it_was_compiled_at_or_is_rebuilt(
-        level: object, private_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        field: str, level: object, private_cache: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     import irtensor
 
     check_a(program_a("llvm"))
@@ -153,10 +159,11 @@ def test_an_entry_loads_with_the_level_it_was_compiled_at_or_is_rebuilt(
     forget_in_memory()
     with irtensor.Context(debug=3):
         assert compiles(lambda: check_a(program_a("llvm"))) == 0
-    assert f"LLVM O{meta['opt_level']}\n" in capsys.readouterr().err
-    forged = {k: v for k, v in meta.items() if k != "opt_level"}
+    assert f"LLVM O{meta['opt_level']} (machine code O{meta['codegen_level']})\n" \
+        in capsys.readouterr().err
+    forged = {k: v for k, v in meta.items() if k != field}
     if level is not None:
-        forged["opt_level"] = level
+        forged[field] = level
     path.write_bytes(cache.encode(path.stem, llvm_objects.OBJECT_KIND, forged, payload(path)))
     assert compiles(lambda: check_a(program_a("llvm"))) == 1
 

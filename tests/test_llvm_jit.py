@@ -246,6 +246,29 @@ def test_the_level_follows_what_llvm_has_left_to_do(monkeypatch: pytest.MonkeyPa
     assert llvm_jit.compile_module(parse(ADD), opt_level=1).opt_level == 1
 
 
+def test_a_small_kernel_skips_llvms_ir_passes_and_is_made_at_o2(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A function marked irtensor.small compiles with no IR optimisation (its loop stays
+    scalar and rolled) and machine code at O2; on x86 intrinsics it keeps O3; a level
+    IRTENSOR_LLVM_OPT fixes holds for both; the mark survives the disk cache's meta."""
+    monkeypatch.delenv(opt_level.OPT_LEVEL_ENV, raising=False)
+    x, y, out = arrays()
+    small = llvm_jit.compile_module(parse(ADD.replace("{irtensor.kernel}",
+                                                      "{irtensor.kernel, irtensor.small}")))
+    small.function("add")(x, y, out, 0, 64)
+    np.testing.assert_array_equal(out, x + y)
+    assert (small.opt_level, small.codegen_level) == (0, 2)
+    assert "<8 x float>" not in small.optimized_ir and "fadd float" in small.optimized_ir
+    assert "add:" in small.assembly()
+    large = llvm_jit.compile_module(parse(ADD))
+    assert (large.opt_level, large.codegen_level) == (3, None)
+    tiles = "declare void @llvm.x86.tilerelease()\ndefine void @f() {\n  ret void\n}\n"
+    assert opt_level.kernel_levels(tiles, small=True) == (3, 3)
+    assert opt_level.kernel_levels("", small=True) == (0, 2)
+    monkeypatch.setenv(opt_level.OPT_LEVEL_ENV, "1")
+    assert opt_level.kernel_levels("", small=True) == (1, 1)
+
+
 @pytest.mark.parametrize("level", [0, 3])
 def test_irtensor_llvm_opt_fixes_the_level_and_keys_the_cache(
         level: int, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -112,16 +112,28 @@ def expand(spec: str, seen: tuple[str, ...] = ()) -> list[ArgSpec]:
     return out
 
 
+# Passes made from spec text, by class and text: xDSL's `from_spec` reads the class's type
+# hints each time (a tenth of lowering a small kernel). Only frozen dataclasses are shared.
+_MADE: dict[tuple[type[ModulePass], str], ModulePass] = {}
+
+
 def instantiate(element: ArgSpec) -> ModulePass:
     try:
         cls = passes.get_pass(element.name)
     except passes.PassRegistryError as e:
         raise PipelineError(str(e)) from None
+    key = (cls, str(element))
+    if (made := _MADE.get(key)) is not None:
+        return made
     try:
-        return cls.from_spec(element)
+        made = cls.from_spec(element)
     except (ValueError, TypeError) as e:
         options = ", ".join(o for o, _, _ in passes.pass_options(cls)) or "none"
         raise PipelineError(f"pass '{element.name}': {e} (its options: {options})") from None
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        _MADE[key] = made
+    return made
 
 
 class Pipeline:

@@ -161,6 +161,13 @@ def op_types_of(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
     return getattr(pattern, "op_types", None)
 
 
+# Which of a pattern list's patterns each op class can match, by the lists' `op_types`: a
+# pass makes its patterns anew for each module (a small kernel's convert-to-llvm spent a
+# tenth of its time choosing them again).
+_DISPATCH: dict[tuple[tuple[type[Operation], ...] | None, ...],
+                dict[type[Operation], tuple[int, ...]]] = {}
+
+
 class DispatchingApplier(RewritePattern):
     """xDSL's GreedyRewritePatternApplier (a trivially dead op is erased; else the
     patterns in order until one rewrites), trying on each op only the patterns whose
@@ -171,13 +178,18 @@ class DispatchingApplier(RewritePattern):
     def __init__(self, patterns: Sequence[RewritePattern]):
         self.patterns = list(patterns)
         self._by_type: dict[type[Operation], list[RewritePattern]] = {}
+        self._types = tuple(op_types_of(p) for p in self.patterns)
+        self._indices = _DISPATCH.setdefault(self._types, {})
 
     def patterns_for(self, op_type: type[Operation]) -> list[RewritePattern]:
         found = self._by_type.get(op_type)
         if found is None:
-            found = self._by_type[op_type] = [
-                p for p in self.patterns
-                if (types := op_types_of(p)) is None or issubclass(op_type, types)]
+            indices = self._indices.get(op_type)
+            if indices is None:
+                indices = self._indices[op_type] = tuple(
+                    i for i, types in enumerate(self._types)
+                    if types is None or issubclass(op_type, types))
+            found = self._by_type[op_type] = [self.patterns[i] for i in indices]
         return found
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:

@@ -27,7 +27,9 @@ def report(op: KernelOp, kernel: CompiledKernel, args: Sequence[np.ndarray], out
     )
     if level >= 3 and op.schedule is not None:
         tiles = "; on AMX tiles" if "llvm.x86.tdpbf16ps" in kernel.jit.llvm_ir else ""
-        sys.stderr.write(f"    schedule {op.schedule}{tiles}, LLVM O{kernel.jit.opt_level}\n")
+        jit = kernel.jit
+        codegen = f" (machine code O{jit.codegen_level})" if jit.codegen_level is not None else ""
+        sys.stderr.write(f"    schedule {op.schedule}{tiles}, LLVM O{jit.opt_level}{codegen}\n")
     if level >= 4:
         sys.stderr.write(kernel.jit.llvm_ir + "\n")
     if level >= 5:

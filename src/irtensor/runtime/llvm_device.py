@@ -342,6 +342,7 @@ def _lean(jit: Any) -> Any:
                                 optimized_ir=jit.optimized_ir)
     lean.opt_level, lean.vector_width, lean.timings = jit.opt_level, jit.vector_width, \
         jit.timings
+    lean.codegen_level = jit.codegen_level
     return lean
 
 

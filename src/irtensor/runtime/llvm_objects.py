@@ -34,7 +34,8 @@ def object_entry(kernel: KernelOp, jit: Any, name: str) -> dict[str, Any] | None
             or [(t, b) for t, b, _, _ in signature] != expected_signature(kernel):
         return None
     return {"kernel": kernel.sym_name.data, "function": name, "signature": signature,
-            "llvm_ir": jit.llvm_ir, "optimized_ir": jit.optimized_ir, "opt_level": jit.opt_level}
+            "llvm_ir": jit.llvm_ir, "optimized_ir": jit.optimized_ir, "opt_level": jit.opt_level,
+            "codegen_level": jit.codegen_level}
 
 
 def store(key: str, kernel: KernelOp, jit: Any, name: str) -> None:
@@ -62,11 +63,13 @@ def loaded(meta: dict[str, Any], code: bytes, kernel: KernelOp) -> tuple[Any, st
 
     name, params, texts = _checked_meta(meta, kernel)
     level = meta.get("opt_level")
-    if type(level) is not int or not 0 <= level <= 3:
+    codegen = meta.get("codegen_level")
+    if type(level) is not int or not 0 <= level <= 3 \
+            or not (codegen is None or (type(codegen) is int and 0 <= codegen <= 3)):
         raise cache.Discarded("its LLVM optimisation level is missing")
     jit = llvm_jit.load_object(code, {name: (params, None)}, llvm_ir_text=texts[0],
                                optimized_ir=texts[1])
-    jit.opt_level = level
+    jit.opt_level, jit.codegen_level = level, codegen
     jit.function(name)
     return jit, name
 

@@ -14,17 +14,17 @@
 
 // LL:     ll.exp2
 // LL:     ll.reduce sum %{{.*}} axes [1]
-// KERNEL: kernel.kernel @r_8_64(%{{.*}}) space [8, 64]
-// LOOPS:  func.func @r_8_64_0(%{{.*}}: memref<8x64xf32>, %{{.*}}: memref<8xf32>, %{{.*}}: index, %{{.*}}: index) attributes {irtensor.kernel}
+// KERNEL: kernel.kernel @r_16_128(%{{.*}}) space [16, 128]
+// LOOPS:  func.func @r_16_128_0(%{{.*}}: memref<16x128xf32>, %{{.*}}: memref<16xf32>, %{{.*}}: index, %{{.*}}: index) attributes {irtensor.kernel}
 // LOOPS:  scf.for
-// LLVM:   llvm.func @r_8_64_0(%{{.*}}: !llvm.ptr
-// IR:     define void @"r_8_64_0"(ptr
-// OPT:    define void @r_8_64_0(ptr readonly {{.*}}) local_unnamed_addr
-// ASM:    r_8_64_0:
+// LLVM:   llvm.func @r_16_128_0(%{{.*}}: !llvm.ptr
+// IR:     define void @"r_16_128_0"(ptr
+// OPT:    define void @r_16_128_0(ptr readonly {{.*}}) local_unnamed_addr
+// ASM:    r_16_128_0:
 // ASM:    ret
 // UP:     error: --emit ll: the module is already at stage kernel
-func.func @main(%x: tensor<8x64xf32>) -> tensor<8xf32> {
-  %e = hl.exp %x : tensor<8x64xf32>
-  %s = hl.sum %e axes [1] : tensor<8x64xf32> -> tensor<8xf32>
-  func.return %s : tensor<8xf32>
+func.func @main(%x: tensor<16x128xf32>) -> tensor<16xf32> {
+  %e = hl.exp %x : tensor<16x128xf32>
+  %s = hl.sum %e axes [1] : tensor<16x128xf32> -> tensor<16xf32>
+  func.return %s : tensor<16xf32>
 }

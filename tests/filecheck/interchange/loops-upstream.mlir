@@ -5,7 +5,7 @@
 // RUN: irtensor-opt %s -p hl-to-kernel,lower-kernels-to-loops | %mlir-opt | filecheck %s --check-prefix=LOOPS
 // RUN: irtensor-opt %s -p hl-to-kernel,lower-kernels-to-loops | %mlir-opt --arith-expand --convert-scf-to-cf --convert-math-to-llvm --convert-vector-to-llvm --expand-strided-metadata --finalize-memref-to-llvm --convert-arith-to-llvm --convert-cf-to-llvm --convert-func-to-llvm=use-bare-ptr-memref-call-conv=1 --reconcile-unrealized-casts | %mlir-translate --mlir-to-llvmir | filecheck %s --check-prefix=IR
 
-// LOOPS:      func.func @r_4_8_16_0(%{{.*}}: memref<4x8xf32>, %{{.*}}: memref<8x16xf32>, %{{.*}}: memref<16xf32>, %{{.*}}: memref<4x16xf32>, %{{.*}}: index, %{{.*}}: index) attributes {irtensor.kernel}
+// LOOPS:      func.func @r_4_8_16_0(%{{.*}}: memref<4x8xf32>, %{{.*}}: memref<8x16xf32>, %{{.*}}: memref<16xf32>, %{{.*}}: memref<4x16xf32>, %{{.*}}: index, %{{.*}}: index) attributes {irtensor.kernel, irtensor.small}
 // LOOPS:      scf.for
 // LOOPS:      vector.load
 // LOOPS:      arith.maximumf

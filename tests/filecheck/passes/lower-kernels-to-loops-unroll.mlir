@@ -7,13 +7,13 @@
 // RUN: irtensor-opt %s -p lower-kernels-to-loops | filecheck %s
 // RUN: irtensor-opt %s -p lower-kernels-to-loops,convert-to-llvm | filecheck %s --check-prefix=LLVM
 
-// CHECK-LABEL: func.func @pack_4_3_3_8_0(%in0: memref<8x4x3x3xf32>, %out: memref<4x3x3x8xf32>, %start: index, %stop: index) attributes {irtensor.kernel, irtensor.no_unroll} {
+// CHECK-LABEL: func.func @pack_4_3_3_8_0(%in0: memref<8x4x3x3xf32>, %out: memref<4x3x3x8xf32>, %start: index, %stop: index) attributes {irtensor.kernel, irtensor.no_unroll, irtensor.small} {
 // CHECK-LABEL: func.func @pad_1_4_5_5_1(
-// CHECK-SAME:    attributes {irtensor.kernel} {
+// CHECK-SAME:    attributes {irtensor.kernel, irtensor.small} {
 // CHECK-LABEL: func.func @dense_1_4_9_2(
-// CHECK-SAME:    attributes {irtensor.kernel} {
+// CHECK-SAME:    attributes {irtensor.kernel, irtensor.small} {
 // CHECK-LABEL: func.func @E_8_36_3(
-// CHECK-SAME:    attributes {irtensor.kernel} {
+// CHECK-SAME:    attributes {irtensor.kernel, irtensor.small} {
 // LLVM:        llvm.func @pack_4_3_3_8_0(
 // LLVM-SAME:     irtensor.kernel, irtensor.no_unroll
 // LLVM:        llvm.func @pad_1_4_5_5_1(

@@ -7,7 +7,7 @@
 // RUN: irtensor-opt %s -p 'lower-kernels-to-loops{fast-reductions=false}' | filecheck %s --check-prefix=GEN
 
 // An elementwise kernel without a schedule: loops d0, d1 in order, d0 over [start, stop).
-// CHECK-LABEL: func.func @E_4_8_0(%in0: memref<4x8xf32>, %in1: memref<8xf32>, %out: memref<4x8xf32>, %start: index, %stop: index) attributes {irtensor.kernel} {
+// CHECK-LABEL: func.func @E_4_8_0(%in0: memref<4x8xf32>, %in1: memref<8xf32>, %out: memref<4x8xf32>, %start: index, %stop: index) attributes {irtensor.kernel, irtensor.small} {
 // CHECK:         scf.for %i0 = %start to %stop step %c1 {
 // CHECK-NEXT:      scf.for %i1 = %c0 to %c8 step %c1 {
 // CHECK-NEXT:        %[[X:.*]] = memref.load %in0[%i0, %i1] : memref<4x8xf32>

@@ -67,6 +67,7 @@ from irtensor.passes.llvm.lowering import (
     ARG_TYPES_ATTR,
     KERNEL_ATTR,
     NO_UNROLL_ATTR,
+    SMALL_ATTR,
     WRITTEN_ATTR,
     Emitter,
     LLVMLoweringError,
@@ -148,7 +149,7 @@ class FuncToLLVMFunc(RewritePattern):
             ARG_TYPES_ATTR: ArrayAttr(originals),
             WRITTEN_ATTR: DenseArrayBase.from_list(i64, written_arguments(op)),
         }
-        for kept in (KERNEL_ATTR, NO_UNROLL_ATTR):
+        for kept in (KERNEL_ATTR, NO_UNROLL_ATTR, SMALL_ATTR):
             if kept in op.attributes:
                 attributes[kept] = UnitAttr()
         for block in op.body.blocks:

@@ -8,8 +8,9 @@
 argument is not changed), exports it with xDSL's `convert_module`, and compiles
 it for the host CPU: its real name and feature string (AVX-512 where present,
 preferring 512-bit vectors), LLVM's optimisation pipeline with loop and SLP
-vectorization at the level `opt_level.kernel_opt_level` chooses (O3 for scalar
-float loops and code on x86 intrinsics, O2 for vector blocks and copies;
+vectorization at the levels `opt_level.kernel_levels` chooses (O3 for scalar
+float loops and code on x86 intrinsics, O2 for vector blocks and copies, none for
+a kernel marked `irtensor.small`, whose machine code is made at O2;
 `IRTENSOR_LLVM_OPT` fixes one), then MCJIT. Each kernel keeps its signature from
 the IR (`irtensor.arg_types`), so a call checks every array's dtype, shape,
 contiguity, alignment and (for buffers the kernel writes) writability, and raises
@@ -34,32 +35,26 @@ import weakref
 from collections.abc import Mapping
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
 from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    IndexType,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-)
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import ModuleOp
 
-from irtensor import dtypes
 from irtensor.passes.llvm.host_checks import check_host_can_run
-from irtensor.passes.llvm.lowering import ARG_TYPES_ATTR, KERNEL_ATTR, NO_UNROLL_ATTR, WRITTEN_ATTR
+from irtensor.passes.llvm.lowering import KERNEL_ATTR, NO_UNROLL_ATTR, SMALL_ATTR
 from irtensor.passes.llvm.opt_level import (
     OPT_POLICY,
     forced_opt_level,
-    kernel_opt_level,
+    kernel_levels,
     slp_pays,
 )
-
-if TYPE_CHECKING:
-    pass
+from irtensor.passes.llvm.signatures import (
+    Parameter,
+    parameter_of,
+    result_type,
+    signature_from_ir,
+    signature_of,
+)
 
 _LOCK = threading.Lock()
 
@@ -139,154 +134,6 @@ def _target_machine(opt_level: int, vector_width: int | None, jit: bool) -> Any:
                                         opt=opt_level, jit=jit)
 
 
-# --------------------------------------------------------------------------- signatures
-
-_SCALARS: dict[str, tuple[np.dtype, Any]] = {
-    "i1": (np.dtype(np.bool_), ctypes.c_bool),
-    "i8": (np.dtype(np.int8), ctypes.c_int8),
-    "i16": (np.dtype(np.int16), ctypes.c_int16),
-    "i32": (np.dtype(np.int32), ctypes.c_int32),
-    "i64": (np.dtype(np.int64), ctypes.c_int64),
-    "index": (np.dtype(np.int64), ctypes.c_int64),
-    "f32": (np.dtype(np.float32), ctypes.c_float),
-    "float": (np.dtype(np.float32), ctypes.c_float),
-    "f64": (np.dtype(np.float64), ctypes.c_double),
-    "double": (np.dtype(np.float64), ctypes.c_double),
-}
-
-
-def _element_dtype(t: Attribute) -> np.dtype:
-    from irtensor import dtypes
-
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType) and t.width.data in (8, 16):
-        return np.dtype(f"int{t.width.data}")
-    return dtypes.to_numpy(t)
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One argument of a compiled function: a buffer (numpy array) or a scalar.
-
-    `dtype`/`shape` are None where the IR does not say (LLVM IR text has only
-    `ptr`); `written` marks buffers the function may store into.
-    """
-
-    name: str
-    type: str
-    buffer: bool
-    dtype: np.dtype | None = None
-    shape: tuple[int, ...] | None = None
-    written: bool = False
-
-    @property
-    def ctype(self) -> Any:
-        if self.buffer:
-            return ctypes.c_void_p
-        if self.type == "bf16":  # a bf16 scalar is passed as the f32 holding it
-            return ctypes.c_float
-        if self.type not in _SCALARS:
-            raise TypeError(f"argument {self.name}: scalars of type {self.type} cannot be "
-                            "passed through ctypes")
-        return _SCALARS[self.type][1]
-
-    def describe(self) -> str:
-        if not self.buffer:
-            return f"{self.name}: {self.type}"
-        shape = "?" if self.shape is None else "x".join(map(str, self.shape)) or "()"
-        return f"{self.name}: {shape} {self.dtype or 'array'}"
-
-    def convert(self, value: object, where: str) -> Any:
-        """The ctypes value of `value`, or TypeError/ValueError naming the argument."""
-        if self.buffer:
-            return self._pointer(value, where)
-        if self.type == "i1":
-            if not isinstance(value, bool | np.bool_):
-                raise TypeError(f"{where}: expected a bool, got {type(value).__name__}")
-            return bool(value)
-        if self.type in ("f32", "f64", "bf16"):
-            if not isinstance(value, int | float | np.integer | np.floating) or isinstance(
-                    value, bool | np.bool_):
-                raise TypeError(f"{where}: expected a float, got {type(value).__name__}")
-            if self.type == "bf16":
-                import ml_dtypes
-
-                return float(dtypes.cast_array(np.float64(value), np.dtype(ml_dtypes.bfloat16)))
-            return float(value)
-        if not isinstance(value, int | np.integer) or isinstance(value, bool | np.bool_):
-            raise TypeError(f"{where}: expected an integer, got {type(value).__name__}")
-        info = np.iinfo(_SCALARS[self.type][0])
-        if not info.min <= int(value) <= info.max:
-            raise ValueError(f"{where}: {value} does not fit in {self.type}")
-        return int(value)
-
-    def _pointer(self, value: object, where: str) -> int:
-        if not isinstance(value, np.ndarray):
-            raise TypeError(f"{where}: expected a numpy array, got {type(value).__name__}")
-        if self.dtype is not None and value.dtype != self.dtype:
-            raise TypeError(f"{where}: expected dtype {self.dtype}, got {value.dtype}")
-        if self.shape is not None and value.shape != self.shape:
-            raise ValueError(f"{where}: expected shape {self.shape}, got {value.shape}")
-        flags = value.flags
-        if not flags.c_contiguous:
-            raise ValueError(f"{where}: the array is not C-contiguous "
-                             "(np.ascontiguousarray makes a contiguous copy)")
-        if not flags.aligned:
-            raise ValueError(f"{where}: the array is not aligned to its element size")
-        if self.written and not flags.writeable:
-            raise ValueError(f"{where}: the function writes this array, which is read-only")
-        return value.ctypes.data
-
-
-def parameter_of(t: Attribute, name: str, written: bool = False) -> Parameter:
-    """The parameter a lowered function has for an argument of type `t`."""
-    return _parameter(t, name, written)
-
-
-def _parameter(t: Attribute, name: str, written: bool) -> Parameter:
-    if isinstance(t, MemRefType):
-        shape = tuple(t.get_shape())
-        return Parameter(name, str(t), True, _element_dtype(t.element_type), shape, written)
-    if isinstance(t, llvm.LLVMPointerType):
-        return Parameter(name, "ptr", True, written=True)
-    return Parameter(name, str(t), False)
-
-
-def signature_of(function: llvm.FuncOp) -> tuple[Parameter, ...]:
-    """The parameters of a lowered function, from the types `convert-to-llvm` kept."""
-    kept = function.attributes.get(ARG_TYPES_ATTR)
-    types = list(kept.data) if isinstance(kept, ArrayAttr) else list(
-        function.function_type.inputs.data)
-    written_attr = function.attributes.get(WRITTEN_ATTR)
-    written = (set(written_attr.get_values()) if isinstance(written_attr, DenseArrayBase)
-               else set(range(len(types))))
-    args = function.body.blocks[0].args if function.body.blocks else ()
-    names = [f"%{a.name_hint}" if a.name_hint else f"#{i}" for i, a in enumerate(args)]
-    names += [f"#{i}" for i in range(len(names), len(types))]
-    return tuple(_parameter(t, names[i], i in written) for i, t in enumerate(types))
-
-
-def _result_type(output: Attribute) -> str | None:
-    if isinstance(output, llvm.LLVMVoidType):
-        return None
-    if isinstance(output, llvm.LLVMPointerType):
-        return "ptr"
-    return str(output)
-
-
-def _signature_from_ir(fn: Any) -> tuple[tuple[Parameter, ...], str | None]:
-    """Parameters of a function of LLVM IR text (pointers: any contiguous array)."""
-    elements = [str(t) for t in fn.global_value_type.elements]
-    params = tuple(
-        Parameter(f"#{i}", t, True, written=True) if t == "ptr"
-        else Parameter(f"#{i}", {"i64": "i64", "float": "f32", "double": "f64"}.get(t, t), False)
-        for i, t in enumerate(elements[1:])
-    )
-    result = {"void": None, "float": "f32", "double": "f64"}.get(elements[0], elements[0])
-    return params, result
-
-
 # --------------------------------------------------------------------------- functions
 
 
@@ -329,6 +176,7 @@ class JitModule:
     signatures: dict[str, tuple[tuple[Parameter, ...], str | None]]
     opt_level: int = 3
     vector_width: int | None = None
+    codegen_level: int | None = None  # the machine code's level, where not `opt_level`
     timings: dict[str, float] = field(default_factory=dict)
     _object: bytes | None = None
     # Weak: a function holds its module (and so the machine code) alive, not the other way
@@ -358,7 +206,8 @@ class JitModule:
     def assembly(self) -> str:
         """The host machine assembly of the optimised module."""
         with _LOCK:
-            tm = _target_machine(self.opt_level, self.vector_width, jit=False)
+            level = self.opt_level if self.codegen_level is None else self.codegen_level
+            tm = _target_machine(level, self.vector_width, jit=False)
             return tm.emit_assembly(_binding().parse_assembly(self.optimized_ir))
 
     def object_code(self) -> bytes | None:
@@ -426,7 +275,7 @@ def assembly(jit: JitModule) -> str:
 
 def _signatures(module: ModuleOp) -> dict[str, tuple[tuple[Parameter, ...], str | None]]:
     return {
-        op.sym_name.data: (signature_of(op), _result_type(op.function_type.output))
+        op.sym_name.data: (signature_of(op), result_type(op.function_type.output))
         for op in module.ops if isinstance(op, llvm.FuncOp) and op.body.blocks
     }
 
@@ -459,7 +308,8 @@ def compile_module(module: ModuleOp | str, *, opt_level: int | None = None,
     `module` is an xDSL module (loop level, lowered here on a copy, or llvm
     dialect) or LLVM IR text. `vector_width` steers the preferred SIMD width
     (-1: 512 where AVX-512 exists; None: the CPU model's own preference).
-    `opt_level` is LLVM's (None: `kernel_opt_level` of the module's IR).
+    `opt_level` is LLVM's, for the IR and the machine code (None: `kernel_levels` of
+    the module's IR).
     `kernels_only` (default: when the module has kernels) drops other functions.
     """
     return compile_module_later(module, None, opt_level=opt_level, vector_width=vector_width,
@@ -474,23 +324,25 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
     the caller; LLVM's calls release the GIL, so the caller can lower the next module
     while `executor` compiles this one."""
     start = time.perf_counter()
-    unroll = True
+    unroll, small = True, False
     if isinstance(module, str):
         text, signatures = module, {}
     else:
         lowered = _clone_lowered(module, kernels_only)
         text, signatures = _export(lowered), _signatures(lowered)
-        unroll = not any(NO_UNROLL_ATTR in op.attributes for op in lowered.ops
-                         if isinstance(op, llvm.FuncOp))
+        functions = [op for op in lowered.ops if isinstance(op, llvm.FuncOp)]
+        unroll = not any(NO_UNROLL_ATTR in op.attributes for op in functions)
+        small = bool(functions) and all(SMALL_ATTR in op.attributes for op in functions
+                                        if op.body.blocks)
     lowered_at = time.perf_counter()
-    level = kernel_opt_level(text) if opt_level is None else opt_level
+    level, codegen = kernel_levels(text, small) if opt_level is None else (opt_level, opt_level)
     if vector_width == -1:
         vector_width = host_target().default_vector_width()
     check_host_can_run(text, host_target())
 
     def compile_text() -> JitModule:
         with _LOCK:  # llvmlite's module parsing and pass managers share LLVM's global context
-            jit = _compile_text(text, signatures, level, vector_width, unroll)
+            jit = _compile_text(text, signatures, level, vector_width, unroll, codegen)
         jit.timings["lower"] = lowered_at - start
         jit.timings["total"] = jit.timings["lower"] + jit.timings["optimize"] \
             + jit.timings["codegen"]
@@ -507,16 +359,18 @@ def compile_module_later(module: ModuleOp | str, executor: Executor | None, *,
 
 
 def _compile_text(text: str, signatures: dict[str, Any], opt_level: int,
-                  vector_width: int | None, unroll: bool = True) -> JitModule:
+                  vector_width: int | None, unroll: bool = True,
+                  codegen_level: int | None = None) -> JitModule:
     b = _binding()
     t0 = time.perf_counter()
-    tm = _target_machine(opt_level, vector_width, jit=True)
+    codegen = opt_level if codegen_level is None else codegen_level
+    tm = _target_machine(codegen, vector_width, jit=True)
     ref = b.parse_assembly(text)
     ref.triple, ref.data_layout = tm.triple, str(tm.target_data)
     ref.verify()
     for fn in ref.functions:
         if not fn.is_declaration and fn.name not in signatures:
-            signatures[fn.name] = _signature_from_ir(fn)
+            signatures[fn.name] = signature_from_ir(fn)
     _optimize(ref, tm, opt_level, slp_pays(text), unroll)
     _check_symbols(ref)
     optimized = str(ref)
@@ -527,6 +381,7 @@ def _compile_text(text: str, signatures: dict[str, Any], opt_level: int,
     engine.finalize_object()
     t2 = time.perf_counter()
     jit = JitModule(engine, text, optimized, signatures, opt_level, vector_width,
+                    codegen if codegen != opt_level else None,
                     _object=objects[0] if objects else None)
     jit.timings.update(optimize=t1 - t0, codegen=t2 - t1)
     return jit

@@ -66,6 +66,8 @@ ARG_TYPES_ATTR = "irtensor.arg_types"
 WRITTEN_ATTR = "irtensor.written_args"
 # On a kernel function whose loops LLVM should not unroll (passes/loops/unroll_hint.py).
 NO_UNROLL_ATTR = "irtensor.no_unroll"
+# On a kernel function too small for LLVM's IR optimisation to pay (the same file).
+SMALL_ATTR = "irtensor.small"
 
 # The IEEE float types the llvm dialect carries as they are.
 NATIVE_FLOATS = (Float16Type, Float32Type, Float64Type)
@@ -409,6 +411,7 @@ __all__ = [
     "KERNEL_ATTR",
     "NO_UNROLL_ATTR",
     "PTR",
+    "SMALL_ATTR",
     "WRITTEN_ATTR",
     "Emitter",
     "LLVMLoweringError",

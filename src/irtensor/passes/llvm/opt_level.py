@@ -1,9 +1,10 @@
 """LLVM's work on a kernel's IR: the optimisation level, and whether SLP vectorisation runs.
 
-`kernel_opt_level(text)` is the level `jit.compile_module` uses unless given one:
+`kernel_levels(text, small)` are the levels `jit.compile_module` uses unless given one:
 O3 for float arithmetic in scalar loops and for code on x86 intrinsics, O2 for code
-already in vectors and for kernels that only move data; `IRTENSOR_LLVM_OPT=0..3` fixes
-one level (and `jit.target_description()` includes it, so caches keep levels apart).
+already in vectors and for kernels that only move data, no IR optimisation (machine code
+at O2) for a kernel marked `irtensor.small`; `IRTENSOR_LLVM_OPT=0..3` fixes one level
+for both (and `jit.target_description()` includes it, so caches keep levels apart).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 
 OPT_LEVEL_ENV = "IRTENSOR_LLVM_OPT"
 # The policy's name, in cache keys: a kernel compiled under another policy is another kernel.
-OPT_POLICY = "O3-scalar-float-math-and-x86-intrinsics;O2-else"
+OPT_POLICY = "O3-scalar-float-math-and-x86-intrinsics;O0-codegen-O2-small;O2-else"
 _X86_INTRINSIC = re.compile(r"@llvm\.x86\.")
 _FLOAT_ARITHMETIC = re.compile(r"= (?:fadd|fsub|fmul|fdiv|frem|fneg|fcmp|call)\b")
 # A vector of floats in the IR as written: the register block or a vector row, emitted as
@@ -29,6 +30,17 @@ def forced_opt_level() -> int | None:
     if value not in ("0", "1", "2", "3"):
         raise ValueError(f"{OPT_LEVEL_ENV} must be one of 0, 1, 2, 3; got {value!r}")
     return int(value)
+
+
+def kernel_levels(text: str, small: bool = False) -> tuple[int, int]:
+    """LLVM's (IR optimisation, machine code) levels for a module's IR `text`: unless
+    `IRTENSOR_LLVM_OPT` fixes one for both, (0, 2) for a small kernel's module (`small`:
+    it holds a function marked `irtensor.small`, see passes/loops/unroll_hint.py) not on
+    x86 intrinsics, else `kernel_opt_level` for both."""
+    if forced_opt_level() is None and small and not _X86_INTRINSIC.search(text):
+        return 0, 2
+    level = kernel_opt_level(text)
+    return level, level
 
 
 def kernel_opt_level(text: str) -> int:
@@ -59,4 +71,5 @@ def slp_pays(text: str) -> bool:
     return _WRITTEN_VECTORS.search(text) is None
 
 
-__all__ = ["OPT_LEVEL_ENV", "OPT_POLICY", "forced_opt_level", "kernel_opt_level", "slp_pays"]
+__all__ = ["OPT_LEVEL_ENV", "OPT_POLICY", "forced_opt_level", "kernel_levels", "kernel_opt_level",
+           "slp_pays"]

@@ -70,7 +70,12 @@ from irtensor.passes.loops.loop_parts import (
 )
 from irtensor.passes.loops.merge_duplicates import merge_duplicates
 from irtensor.passes.loops.register_block import RegisterBlock
-from irtensor.passes.loops.unroll_hint import NO_UNROLL_ATTR, gathers_across_rows
+from irtensor.passes.loops.unroll_hint import (
+    NO_UNROLL_ATTR,
+    SMALL_ATTR,
+    gathers_across_rows,
+    is_small,
+)
 
 KERNEL_ATTR = "irtensor.kernel"
 INDEX = IndexType()
@@ -137,6 +142,8 @@ class KernelFunction:
         function.attributes[KERNEL_ATTR] = UnitAttr()
         if gathers_across_rows(self.op):
             function.attributes[NO_UNROLL_ATTR] = UnitAttr()
+        if is_small(self.op):
+            function.attributes[SMALL_ATTR] = UnitAttr()
         return function
 
     def reductions_innermost(self) -> bool:
