@@ -215,10 +215,37 @@ def transforms() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         {"r": rand(2, 8, 3, 1), "c": rand(2, 5, 9, 2), "h": rand(2, 5, 3, 2)}
 
 
+def quantized_convs() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """ConvInteger (uint8, both zero points, uneven pads, a stride) and QLinearConv (int8
+    weights with a scale and a zero point per output channel, groups, an int32 bias,
+    SAME_UPPER) of x quantized in the graph."""
+    rng = np.random.default_rng(11)
+    f32 = np.float32
+    weights = {
+        "s": np.array(0.03, f32), "z": np.array(120, np.uint8),
+        "wu": rng.integers(0, 256, (4, 3, 3, 3)).astype(np.uint8),
+        "wuz": np.array(130, np.uint8),
+        # |w| < 64: onnxruntime's u8 x s8 kernels add products in pairs in int16, saturating
+        "wi": rng.integers(-63, 64, (6, 1, 3, 3)).astype(np.int8),
+        "ws": (rng.random(6) * 0.02 + 0.005).astype(f32),
+        "wz": np.zeros(6, np.int8), "ys": np.array(0.25, f32), "yz": np.array(100, np.uint8),
+        "b": rng.integers(-500, 500, 6).astype(np.int32)}
+    nodes = [n("QuantizeLinear", ["x", "s", "z"], ["qx"]),
+             n("ConvInteger", ["qx", "wu", "z", "wuz"], ["ci"], pads=[1, 0, 1, 2],
+               strides=[2, 1]),
+             n("QLinearConv", ["qx", "s", "z", "wi", "ws", "wz", "ys", "yz", "b"], ["qc"],
+               group=3, auto_pad="SAME_UPPER")]
+    types = {"ci": TensorProto.INT32, "qc": TensorProto.UINT8}
+    x = (rng.standard_normal((2, 3, 7, 8)) * 2).astype(f32)
+    return make(nodes, {"x": (2, 3, 7, 8)}, weights, ["ci", "qc"], opset=13,
+                output_types=types), {"x": x}
+
+
+
 CASES: dict[str, Case] = {
     "pools_3d_and_dilated": pools_3d_and_dilated, "control_flow": control_flow,
     "small_ops": small_ops, "quantization": quantization, "grid_samples": grid_samples,
-    "transforms": transforms,
+    "transforms": transforms, "quantized_convs": quantized_convs,
 }
 
 
@@ -256,6 +283,46 @@ def test_cubic_grid_sample_with_border_padding_matches_the_onnx_reference(device
         (want,) = ReferenceEvaluator(model).run(None, feeds)
         (got,) = ionnx.run(model, feeds, device=device)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+def test_quantized_convs_with_weight_zero_points_match_the_onnx_reference(device: str
+                                                                          ) -> None:
+    """Zero points per output channel that are not 0 (onnxruntime takes only zeros with
+    int8 weights): the reference's integers exactly; a list of the wrong length refused."""
+    from onnx import numpy_helper
+    from onnx.reference import ReferenceEvaluator
+
+    model, feeds = quantized_convs()
+    (point,) = [i for i in model.graph.initializer if i.name == "wz"]
+    point.CopyFrom(numpy_helper.from_array(np.array([3, -2, 0, 5, 1, -7], np.int8), "wz"))
+    want = ReferenceEvaluator(model).run(None, feeds)
+    for got, expected in zip(ionnx.run(model, feeds, device=device), want, strict=True):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+    point.CopyFrom(numpy_helper.from_array(np.zeros(4, np.int8), "wz"))
+    with pytest.raises(ionnx.OnnxImportError, match=r"QLinearConv.*input 5 of shape \(4,\) "
+                       r"is neither one zero point nor one per output channel \(6\)"):
+        ionnx.load(model)
+
+
+@pytest.mark.parametrize("device", [device_param(d) for d in DEVICES])
+def test_wrap_pads_longer_than_the_axis_match_the_onnx_reference(device: str) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    model = make([const("p", [0, 5, 1, 0, 2, 9]),
+                  n("Pad", ["x", "p"], ["y"], mode="wrap")], {"x": (2, 3, 4)}, {}, ["y"],
+                 opset=19)
+    feeds = {"x": rand(2, 3, 4)}
+    (want,) = ReferenceEvaluator(model).run(None, feeds)
+    (got,) = ionnx.run(model, feeds, device=device)
+    assert got.shape == (2, 10, 14)
+    np.testing.assert_array_equal(got, want)
+    cropping = make([const("p", [0, -1, 0, 0, 1, 0]),
+                     n("Pad", ["x", "p"], ["y"], mode="wrap")], {"x": (2, 3, 4)}, {}, ["y"],
+                    opset=19)
+    with pytest.raises(ionnx.OnnxImportError, match=r"Pad.*negative pads .* with mode 'wrap'"):
+        ionnx.load(cropping)
 
 
 def test_attention_refuses_heads_it_cannot_split() -> None:

@@ -58,22 +58,27 @@ def _lift(x: Tensor, n: int) -> Tensor:
 
 @op("Conv")
 def conv(node: Node) -> list[Value]:
-    x, w = node.tensor(0), node.tensor(1)
+    return [convolve(node, node.tensor(0), node.tensor(1),
+                     node.tensor(2) if node.has(2) else None)]
+
+
+def convolve(node: Node, x: Tensor, w: Tensor, bias: Tensor | None) -> Tensor:
+    """x convolved with w as the node's kernel_shape, strides, dilations, pads or auto_pad
+    and group say (Conv's attributes, and ConvInteger's and QLinearConv's)."""
     n = spatial(node, x)
     kernel = list(node.attr("kernel_shape", w.shape[2:]))
     strides = list(node.attr("strides", [1] * n))
     dilations = list(node.attr("dilations", [1] * n))
     pads = window_pads(node, x.shape[2:], kernel, strides, dilations)
-    bias = node.tensor(2) if node.has(2) else None
     if n == 3:  # the frontend's 3-D conv takes tinygrad's padding, the innermost axis first
         order = [v for i in (2, 1, 0) for v in (pads[i], pads[3 + i])]
-        return [x.conv2d(w, bias, groups=node.attr("group", 1), stride=strides,
-                         dilation=dilations, padding=order)]
+        return x.conv2d(w, bias, groups=node.attr("group", 1), stride=strides,
+                        dilation=dilations, padding=order)
     pads2 = as_2d(pads[:n], 0, n) + as_2d(pads[n:], 0, n)
     y = _lift(x, n).conv2d(_lift(w, n), bias, groups=node.attr("group", 1),
                            stride=as_2d(strides, 1, n), dilation=as_2d(dilations, 1, n),
                            padding=_tinygrad_padding(pads2))
-    return [y.squeeze(2) if n == 1 else y]
+    return y.squeeze(2) if n == 1 else y
 
 
 def transposed_pads(node: Node, sizes: Sequence[int], reach: Sequence[int],

@@ -1,6 +1,8 @@
 """Linear quantization to and from the 8- and 16-bit integers: QuantizeLinear,
 DequantizeLinear (per tensor, per axis and blocked), DynamicQuantizeLinear, and the
-integer products MatMulInteger and QLinearMatMul (exact in int32, as the spec asks).
+integer products MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv (exact, as
+the spec asks: int32 products, and convolutions of 8-bit values in f64, whose 53 bits
+hold any such sum exactly).
 Rounding is half to even, as ONNX's; the 4-bit and float8 types irtensor lacks are
 refused with the node named."""
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from irtensor.frontend.tensor import Tensor
+from irtensor.onnx.ops_nn import convolve
 from irtensor.onnx.registry import Node, Value, elem_dtype, op
 
 RANGES = {np.dtype(np.uint8): (0, 255), np.dtype(np.int8): (-128, 127),
@@ -137,5 +140,59 @@ def qlinear_matmul(node: Node) -> list[Value]:
     return [_saturate(y.round(), dtype)]
 
 
-__all__ = ["dequantize_linear", "dynamic_quantize_linear", "matmul_integer", "qlinear_matmul",
-           "quantize_linear"]
+def _centred_conv(node: Node, i: int, zero: int) -> Tensor:
+    """Input i (x or w) less its zero point (w's: one, or one per output channel), in f64."""
+    value = node.tensor(i).cast("int32")
+    if node.has(zero):
+        point = node.tensor(zero).cast("int32")
+        if point.numel() == 1:
+            point = point.reshape(())
+        elif i == 0 or point.shape != (value.shape[0],):
+            raise node.error(f"input {zero} of shape {point.shape} is neither one zero point "
+                             f"nor one per output channel ({value.shape[0]})")
+        else:
+            point = point.reshape(-1, *[1] * (value.ndim - 1))
+        value = value - point
+    return value.cast("float64")
+
+
+@op("ConvInteger")
+def conv_integer(node: Node) -> list[Value]:
+    return [convolve(node, _centred_conv(node, 0, 2), _centred_conv(node, 1, 3), None)
+            .cast("int32")]
+
+
+@op("QLinearConv")
+def qlinear_conv(node: Node) -> list[Value]:
+    """The int32 convolution (plus the int32 bias) times x_scale * w_scale / y_scale (in
+    f32, then applied in f64, as the reference's numpy promotes), plus y's zero point,
+    saturated to y's type and rounded half to even."""
+    bias = node.tensor(8).cast("float64") if node.has(8) else None
+    y = convolve(node, _centred_conv(node, 0, 2), _centred_conv(node, 3, 5), bias)
+    w_scale = node.tensor(4)
+    if w_scale.numel() > 1:
+        if w_scale.shape != (y.shape[1],):
+            raise node.error(f"input 4 (w_scale) of shape {w_scale.shape} is neither one scale "
+                             f"nor one per output channel ({y.shape[1]})")
+        w_scale = w_scale.reshape(1, -1, *[1] * (y.ndim - 2))
+    product = (node.tensor(1).cast("float64") * w_scale.cast("float64")).cast("float32")
+    scale = _quotient(product, node.tensor(6).cast("float32"))
+    y = y * scale.cast("float64")
+    dtype = np.dtype(node.tensor(7 if node.has(7) else 0).dtype.np)
+    if node.has(7):
+        y = y + node.tensor(7).cast("float64")
+    if dtype not in (np.dtype(np.uint8), np.dtype(np.int8)):
+        raise node.error(f"QLinearConv to {dtype} is not supported (uint8 and int8 are)")
+    low, high = RANGES[dtype]
+    return [y.clip(low, high).round().cast(dtype)]
+
+
+__all__ = [
+    "conv_integer",
+    "dequantize_linear",
+    "dynamic_quantize_linear",
+    "matmul_integer",
+    "qlinear_conv",
+    "qlinear_matmul",
+    "quantize_linear",
+]

@@ -348,11 +348,30 @@ def pad(node: Node) -> list[Value]:
         return [inside.where(x.pad(pairs), given.reshape(()).cast(x.dtype))]
     if mode == "constant":
         return [x.pad(pairs, value)]
-    if mode not in ("edge", "reflect"):
-        raise node.error(f"mode {mode!r} is not supported")
+    if mode not in ("edge", "reflect", "wrap") or (mode == "wrap" and node.opset < 19):
+        opset = f" at opset {node.opset} (wrap is opset 19's)" if mode == "wrap" else ""
+        raise node.error(f"mode {mode!r} is not supported{opset}")
+    if any(p < 0 for pair in pairs for p in pair):
+        raise node.error(f"negative pads {pads} with mode {mode!r} are not supported (numpy's "
+                         "pad, the reference, takes none)")
     for a, (before, after) in enumerate(pairs):
-        x = _pad_axis(x, a, before, after, mode)
+        x = _wrap_axis(x, a, before, after) if mode == "wrap" else \
+            _pad_axis(x, a, before, after, mode)
     return [x]
+
+
+def _wrap_axis(x: Tensor, axis: int, before: int, after: int) -> Tensor:
+    """x continued periodically along `axis` (numpy's pad mode wrap, pads longer than the
+    axis included): a window of x repeated end to end."""
+    if before == after == 0:
+        return x
+    n = x.shape[axis]
+    ahead = -(-before // n)
+    tiled = x.cat(*[x] * (ahead + -(-after // n)), dim=axis)
+    start = ahead * n - before
+    window = [None] * axis + [(start, start + before + n + after)] + \
+        [None] * (x.ndim - axis - 1)
+    return tiled.shrink(window)
 
 
 def _pad_axis(x: Tensor, axis: int, before: int, after: int, mode: str) -> Tensor:
