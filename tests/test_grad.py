@@ -81,6 +81,9 @@ RULE_PROGRAMS = {
     "ll.log2": "%a = ll.mul %x, %x : tensor<5xf64>\n%r = ll.log2 %a : tensor<5xf64>",
     "ll.sqrt": "%a = ll.mul %x, %x : tensor<5xf64>\n%r = ll.sqrt %a : tensor<5xf64>",
     "ll.reciprocal": "%r = ll.reciprocal %x : tensor<5xf64>",
+    # both operands depend on x: the numerator's and the divisor's cotangents both count
+    "ll.div": "%a = ll.exp2 %x : tensor<5xf64>\n%b = ll.add %a, %x : tensor<5xf64>\n"
+              "%r = ll.div %x, %b : tensor<5xf64>",
     "ll.sin": "%r = ll.sin %x : tensor<5xf64>",
     "ll.neg": "%r = ll.neg %x : tensor<5xf64>",
     "ll.max": "%a = ll.neg %x : tensor<5xf64>\n%r = ll.max %x, %a : tensor<5xf64>",

@@ -246,7 +246,7 @@ def test_safe_save_and_safe_load_round_trip(tmp_path: Path) -> None:
     values = {"f32": arr(2, 3), "f16": arr(4).astype(np.float16),
               "bf16": arr(3).astype(ml_dtypes.bfloat16), "i64": np.arange(5, dtype=np.int64),
               "f64": RNG.standard_normal(3), "i32": np.array([[-3], [7]], np.int32),
-              "flag": np.array([True, False])}
+              "flag": np.array([True, False]), "scalar": np.array(0.5, np.float32)}
     state = {k: Tensor(v, dtype=v.dtype) for k, v in values.items()}
     state["lazy"] = state["f32"] * 2  # realized on the way
     path = tmp_path / "w.safetensors"
@@ -254,7 +254,7 @@ def test_safe_save_and_safe_load_round_trip(tmp_path: Path) -> None:
     back = safe_load(path)
     assert set(back) == set(state)
     for k, v in values.items():
-        assert back[k].dtype == state[k].dtype
+        assert back[k].dtype == state[k].dtype and back[k].shape == v.shape  # 0-d stays 0-d
         np.testing.assert_array_equal(back[k].numpy(), v)
     np.testing.assert_array_equal(back["lazy"].numpy(), values["f32"] * 2)
     net, copy = Net(), Net()

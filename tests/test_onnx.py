@@ -289,6 +289,15 @@ def test_a_program_keeps_what_its_weights_alone_give() -> None:
     assert counts[1] == counts[2] < counts[0]
 
 
+def test_a_scalar_weight_keeps_a_scalar_result_scalar() -> None:
+    """A 0-d initializer is a 0-d tensor: min(x) / 255 has shape (), not (1,)."""
+    model = make([n("ReduceMin", ["x"], ["m"], keepdims=0), n("Div", ["m", "q"], ["y"])],
+                 {"x": (6,)}, {"q": np.array(255.0, np.float32)}, ["y"])
+    (y,) = ionnx.run(model, {"x": np.arange(1, 7, dtype=np.float32)}, device="interp")
+    assert y.shape == ()
+    assert y == np.float32(1.0) / np.float32(255.0)
+
+
 def test_the_backend_prepares_once_and_runs() -> None:
     model, feeds = conv_net(13)
     assert IrtensorBackend.supports_device("CPU") and not IrtensorBackend.supports_device("CUDA")

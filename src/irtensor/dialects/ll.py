@@ -256,6 +256,16 @@ class MaxOp(BinaryOp):
 
 
 @irdl_op_definition
+class DivOp(BinaryOp):
+    """`%r = ll.div %a, %b : tensor<4xf32>`: the correctly rounded quotient (numpy's true
+    division; x / 0 is an infinity or NaN). Not x * (1 / y), up to an ulp from it."""
+
+    name = "ll.div"
+    traits = traits_def(Pure())
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
 class IDivOp(BinaryOp):
     """`%r = ll.idiv %a, %b : tensor<4xi32>`: floor division; x idiv 0 is 0 (numpy's result)."""
 
@@ -472,7 +482,7 @@ class StrideOp(MovementOp):
 
 
 UNARY_OPS = (NegOp, Exp2Op, Log2Op, SqrtOp, ReciprocalOp, SinOp)
-BINARY_OPS = (AddOp, MulOp, MaxOp, IDivOp, ModOp)
+BINARY_OPS = (AddOp, MulOp, MaxOp, DivOp, IDivOp, ModOp)
 COMPARE_OPS = (CmpLtOp, CmpEqOp)
 MOVEMENT_OPS = (ReshapeOp, PermuteOp, ExpandOp, PadOp, ShrinkOp, FlipOp, StrideOp)
 

@@ -74,7 +74,7 @@ def _window_pool(x: Tensor, op: type[hl.Pool2dOp], k: tuple[int, int], s: tuple[
                         for i in range(k[0])])
     out = _tree(fold, [rows[..., j * d[1]:j * d[1] + (ow - 1) * s[1] + 1:s[1]]
                        for j in range(k[1])])
-    return out if is_max else out * (1 / (k[0] * k[1]))
+    return out if is_max else out / float(k[0] * k[1])
 
 
 def _tree(fold: Any, values: list[Tensor]) -> Tensor:
@@ -88,13 +88,12 @@ def _tree(fold: Any, values: list[Tensor]) -> Tensor:
 def _window_means(size: Sequence[int], k: Sequence[int], s: Sequence[int], d: Sequence[int],
                  low: Sequence[int], high: Sequence[int],
                  counted: Sequence[tuple[int, int]]) -> np.ndarray:
-    """The (OH, OW) share of each 2-D window whose taps fall in the `counted` ranges (one
-    per axis, input positions), over KH * KW, in f32 as a pool of ones computes it: what
-    an average that counts only those cells divides by. `low`/`high`: the padding before
-    and after each axis."""
+    """The (OH, OW) count of each 2-D window's taps that fall in the `counted` ranges (one
+    per axis, input positions), in f32: what an average that counts only those cells
+    divides its sum by. `low`/`high`: the padding before and after each axis."""
     rows, cols = (shapes.window_cells(size[a], k[a], s[a], d[a], low[a], high[a], counted[a])
                   for a in (0, 1))
-    return np.outer(rows, cols).astype(np.float32) * np.float32(1 / (k[0] * k[1]))
+    return np.outer(rows, cols).astype(np.float32)
 
 
 class ReduceMixin:
@@ -212,8 +211,10 @@ class NNMixin:
         h, w = x.shape[-2:]
         counted = ((-top, h + bottom), (-left, w + right)) if count_include_pad else \
             ((0, h), (0, w))
-        means = _window_means((h, w), k, s, d, (top, left), full[2:], counted)
-        return out / type(x)(means, device=x.device).cast(x.dtype)
+        counts = _window_means((h, w), k, s, d, (top, left), full[2:], counted)
+        # the pool's mean times KH * KW is its sum again (exactly, but for an ulp where
+        # the mean rounded), divided once by the count as torch's and numpy's averages
+        return out * float(k[0] * k[1]) / type(x)(counts, device=x.device).cast(x.dtype)
 
     @overload
     def max_pool2d(self: Tensor, kernel_size: int | Sequence[int] = ...,

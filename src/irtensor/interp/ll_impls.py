@@ -198,6 +198,7 @@ LL_ELEMENTWISE: dict[type[Operation], Callable[..., Any]] = {
     ll.AddOp: np.add,
     ll.MulOp: np.multiply,
     ll.MaxOp: np.maximum,
+    ll.DivOp: np.true_divide,
     ll.IDivOp: np.floor_divide,
     ll.ModOp: np.remainder,
     ll.CmpLtOp: np.less,

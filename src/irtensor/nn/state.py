@@ -126,7 +126,7 @@ def safe_save(state_dict: Mapping[str, Tensor], path: str | Path,
     tensors = list(state_dict.values())
     if tensors:
         tensors[0].realize(*tensors[1:])
-    save_file({k: np.ascontiguousarray(v.numpy()) for k, v in state_dict.items()},
+    save_file({k: np.require(v.numpy(), requirements="C") for k, v in state_dict.items()},
               str(path), metadata)
 
 

@@ -41,14 +41,6 @@ def _per(node: Node, value: Tensor, shape: tuple[int, ...], i: int) -> Tensor:
     return grown
 
 
-def _quotient(a: Tensor, b: Tensor) -> Tensor:
-    """a / b rounded to f32 as numpy divides: irtensor divides as a * (1/b), up to an ulp
-    off, and a quotient that should land just below a half rounds the other way. In f64
-    the product is within 2^-52 of the quotient, so it rounds to numpy's f32 (but for a
-    tie of the two roundings)."""
-    return (a.cast("float64") / b.cast("float64")).cast("float32")
-
-
 def _saturate(value: Tensor, dtype: np.dtype) -> Tensor:
     low, high = RANGES[dtype]
     return value.clip(low, high).cast(dtype)
@@ -74,8 +66,8 @@ def quantize_linear(node: Node) -> list[Value]:
     dtype = _target(node)
     precision = node.attr("precision")
     wide = elem_dtype(precision, "precision") if precision else np.dtype(np.float32)
-    scaled = _quotient(x.cast(wide), _per(node, node.tensor(1), x.shape, 1).cast(wide))
-    q = scaled.cast(wide).round().cast("int32")
+    scaled = x.cast(wide) / _per(node, node.tensor(1), x.shape, 1).cast(wide)
+    q = scaled.round().cast("int32")
     if node.has(2):
         q = q + _per(node, node.tensor(2), x.shape, 2).cast("int32")
     return [_saturate(q, dtype)]
@@ -101,9 +93,9 @@ def dynamic_quantize_linear(node: Node) -> list[Value]:
     """uint8 over [min(x, 0), max(x, 0)]: the scale, the rounded zero point, then y."""
     x = node.tensor(0).cast("float32")
     top, bottom = x.max().maximum(0.0), x.min().minimum(0.0)
-    scale = _quotient((top == bottom).where(1.0, top - bottom), Tensor.full((), 255.0))
-    zero = (0.0 - _quotient(bottom, scale)).clip(0.0, 255.0).round()
-    y = _quotient(x, scale).round() + zero
+    scale = (top == bottom).where(1.0, top - bottom) / 255.0
+    zero = (0.0 - bottom / scale).clip(0.0, 255.0).round()
+    y = (x / scale).round() + zero
     return [_saturate(y, np.dtype(np.uint8)), scale.cast(node.tensor(0).dtype),
             zero.cast("uint8")]
 
@@ -176,7 +168,7 @@ def qlinear_conv(node: Node) -> list[Value]:
                              f"nor one per output channel ({y.shape[1]})")
         w_scale = w_scale.reshape(1, -1, *[1] * (y.ndim - 2))
     product = (node.tensor(1).cast("float64") * w_scale.cast("float64")).cast("float32")
-    scale = _quotient(product, node.tensor(6).cast("float32"))
+    scale = product / node.tensor(6).cast("float32")
     y = y * scale.cast("float64")
     dtype = np.dtype(node.tensor(7 if node.has(7) else 0).dtype.np)
     if node.has(7):

@@ -68,7 +68,9 @@ class Tensors:
             what = f"element type {array.dtype} is not supported (irtensor has " \
                    f"{dtypes.SUPPORTED_NAMES})"
             raise where.error(what) if where else OnnxImportError(what) from None
-        t = Tensor(np.ascontiguousarray(array), device=self.device)
+        # not np.ascontiguousarray: it makes a 0-d array 1-d, and a scalar weight would
+        # broadcast a scalar result to shape (1,)
+        t = Tensor(np.require(array, requirements="C"), device=self.device)
         self.made[id(array)] = (array, t)  # the array is kept: its id stays its own
         return t
 

@@ -187,12 +187,13 @@ BINARY_HL = (hl.AddOp, hl.SubOp, hl.MulOp, hl.MaximumOp, hl.MinimumOp)
 COMPARE_HL = (hl.LtOp, hl.LeOp, hl.GtOp, hl.GeOp, hl.EqOp, hl.NeOp)
 UNARY_FLOAT_LL = (ll.Exp2Op, ll.Log2Op, ll.SqrtOp, ll.ReciprocalOp, ll.SinOp)
 BINARY_LL = (ll.AddOp, ll.MulOp, ll.MaxOp)
+BINARY_FLOAT_LL = (ll.DivOp,)
 
 
 # The ops each kind a family draws can make: how `_Builder.choose` steers towards one.
 KIND_OPS: dict[str, set[str]] = {
     "unary": {c.name for c in (*UNARY_FLOAT_HL, *UNARY_NUMERIC_HL, *UNARY_FLOAT_LL)} | {"ll.neg"},
-    "binary": {c.name for c in (*BINARY_HL, *BINARY_LL)},
+    "binary": {c.name for c in (*BINARY_HL, *BINARY_LL, *BINARY_FLOAT_LL)},
     "compare": {c.name for c in COMPARE_HL} | {"ll.cmplt", "ll.cmpeq"},
     "where": {"hl.where", "ll.where"}, "cast": {"hl.cast", "ll.cast"},
     "expand": {"hl.broadcast_to", "ll.expand"}, "shrink": {"hl.slice", "ll.shrink"},
@@ -234,7 +235,8 @@ def _elementwise(b: _Builder) -> SSAValue | None:
         if kind == "compare":
             ops = COMPARE_HL if hl_level else (ll.CmpLtOp, ll.CmpEqOp)
         else:
-            ops = BINARY_HL if hl_level else BINARY_LL
+            ops = BINARY_HL if hl_level else BINARY_LL + (BINARY_FLOAT_LL if _is_float(a)
+                                                          else ())
         return b.add(b.choose(ops)(a, other))
     if kind == "where":
         if (a := b.pick()) is None:
@@ -575,7 +577,8 @@ def _families_of(name: str, dialect: str, ops: Sequence[str]) -> list[Callable]:
                 else b.const(b.shape(), f32)]
     made_by = {
         "elementwise": {c.name for c in (*UNARY_FLOAT_HL, *UNARY_NUMERIC_HL, *BINARY_HL,
-                                         *COMPARE_HL, *UNARY_FLOAT_LL, *BINARY_LL)}
+                                         *COMPARE_HL, *UNARY_FLOAT_LL, *BINARY_LL,
+                                         *BINARY_FLOAT_LL)}
         | {"hl.where", "hl.cast", "ll.neg", "ll.cmplt", "ll.cmpeq", "ll.where", "ll.cast"},
         "reduce": {"hl.sum", "hl.max", "hl.min", "hl.mean", "ll.reduce"},
         "movement": {f"{dialect}.{m}" for m in ("reshape", "permute", "broadcast_to", "expand",

@@ -23,9 +23,9 @@
 
 // STATS:      ===- pass statistics -===
 // STATS-NEXT: ops before  ops after  pass: patterns fired
-// STATS-NEXT: {{ +}}9 {{ +}}14  decompose-hlops: DecomposeElementwise 4, DecomposeStructured 2
-// STATS-NEXT: {{ +}}14 {{ +}}14  conv-to-mul-sum
-// STATS-NEXT: {{ +}}14 {{ +}}10  fold-constants: ComposeMovement 1, MovementIdentity 1, MulOne 1
+// STATS-NEXT: {{ +}}9 {{ +}}13  decompose-hlops: DecomposeElementwise 4, DecomposeStructured 2
+// STATS-NEXT: {{ +}}13 {{ +}}13  conv-to-mul-sum
+// STATS-NEXT: {{ +}}13 {{ +}}9  fold-constants: ComposeMovement 1, MovementIdentity 1, MulOne 1
 
 // EXPLAIN:      @main: 2 kernels
 // EXPLAIN-NEXT: #1 @r_4_8  space [4, 8], sum over dims [1]

@@ -41,6 +41,14 @@ func.func @add_on_bool(%a: tensor<4xi1>) {
 
 // -----
 
+func.func @div_on_ints(%a: tensor<4xi32>) {
+// CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.div' op operand 'lhs' has element type i32, expected a floating-point element type (f16, bf16, f32, f64)
+  %0 = ll.div %a, %a : tensor<4xi32>
+  func.return
+}
+
+// -----
+
 func.func @idiv_on_floats(%a: tensor<4xf32>) {
 // CHECK: {{.*}}ll.mlir:[[# @LINE + 1]]:3: error: 'll.idiv' op operand 'lhs' has element type f32, expected an integer element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64)
   %0 = ll.idiv %a, %a : tensor<4xf32>

@@ -73,6 +73,7 @@ func.func @binary(%x: tensor<2x3xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>, %s: 
   %mul = ll.mul %i, %i : tensor<4xi32>
   %max = ll.max %b, %b : tensor<4xi1>
   %maxs = ll.max %s, %s : tensor<f64>
+  %div = ll.div %x, %x : tensor<2x3xf32>
   %idiv = ll.idiv %i, %i : tensor<4xi32>
   %mod = ll.mod %i, %i : tensor<4xi32>
   %lt = ll.cmplt %x, %x : tensor<2x3xf32> -> tensor<2x3xi1>
@@ -86,6 +87,7 @@ func.func @binary(%x: tensor<2x3xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>, %s: 
 // CHECK-NEXT:    %mul = ll.mul %i, %i : tensor<4xi32>
 // CHECK-NEXT:    %max = ll.max %b, %b : tensor<4xi1>
 // CHECK-NEXT:    %maxs = ll.max %s, %s : tensor<f64>
+// CHECK-NEXT:    %div = ll.div %x, %x : tensor<2x3xf32>
 // CHECK-NEXT:    %idiv = ll.idiv %i, %i : tensor<4xi32>
 // CHECK-NEXT:    %mod = ll.mod %i, %i : tensor<4xi32>
 // CHECK-NEXT:    %lt = ll.cmplt %x, %x : tensor<2x3xf32> -> tensor<2x3xi1>

@@ -36,6 +36,19 @@ func.func @binary(%x: tensor<4xf32>, %c: tensor<4xi1>, %i: tensor<4xi32>) -> (te
 // CHECK-NEXT:    %lt = ll.const false : tensor<4xi1>
 // CHECK-NEXT:    func.return %x, %plus0, %x, %i, %lt :
 
+// x / 1 is x; x / 3 stays a division (x * (1/3) is up to an ulp from it).
+func.func @divide(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %one = ll.const 1.0 : tensor<4xf32>
+  %three = ll.const 3.0 : tensor<4xf32>
+  %a = ll.div %x, %one : tensor<4xf32>
+  %b = ll.div %x, %three : tensor<4xf32>
+  func.return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+// CHECK-LABEL: func.func @divide(
+// CHECK-NEXT:    %three = ll.const 3.0 : tensor<4xf32>
+// CHECK-NEXT:    %b = ll.div %x, %three : tensor<4xf32>
+// CHECK-NEXT:    func.return %x, %b : tensor<4xf32>, tensor<4xf32>
+
 func.func @movement(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<3x2xf32>) {
   %r1 = ll.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
   %r2 = ll.reshape %r1 : tensor<6xf32> -> tensor<2x3xf32>

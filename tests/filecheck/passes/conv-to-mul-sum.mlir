@@ -74,7 +74,7 @@ func.func @max_pool(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32> {
 // TAPS-NEXT:    %[[M2:.*]] = ll.max %[[M1]], %[[T3]] : tensor<2x3x4x4xf32>
 // TAPS-NEXT:    func.return %[[M2]] : tensor<2x3x4x4xf32>
 
-// Average pooling: a windowed sum times 1 / (KH * KW) (padding counted).
+// Average pooling: a windowed sum over KH * KW (padding counted), divided as numpy.
 func.func @avg_pool(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x6x6xf32> {
   %p = hl.avg_pool2d %x kernel [3, 3] strides [1, 1] : tensor<2x3x8x8xf32> -> tensor<2x3x6x6xf32>
   func.return %p : tensor<2x3x6x6xf32>
@@ -84,16 +84,16 @@ func.func @avg_pool(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x6x6xf32> {
 // CHECK:         %[[WIN:.*]] = ll.permute %{{.*}} [0, 1, 3, 5, 2, 4] : tensor<2x3x3x6x3x6xf32> -> tensor<2x3x6x6x3x3xf32>
 // CHECK-NEXT:    %[[S:.*]] = ll.reduce sum %[[WIN]] axes [4, 5] : tensor<2x3x6x6x3x3xf32> -> tensor<2x3x6x6x1x1xf32>
 // CHECK-NEXT:    %[[SD:.*]] = ll.reshape %[[S]] : tensor<2x3x6x6x1x1xf32> -> tensor<2x3x6x6xf32>
-// CHECK-NEXT:    %[[K:.*]] = ll.const 0.111111111{{[0-9]*}} : tensor<2x3x6x6xf32>
-// CHECK-NEXT:    %[[R:.*]] = ll.mul %[[SD]], %[[K]] : tensor<2x3x6x6xf32>
+// CHECK-NEXT:    %[[K:.*]] = ll.const 9.0 : tensor<2x3x6x6xf32>
+// CHECK-NEXT:    %[[R:.*]] = ll.div %[[SD]], %[[K]] : tensor<2x3x6x6xf32>
 // CHECK-NEXT:    func.return %[[R]] : tensor<2x3x6x6xf32>
 // Stride 1: the taps are shifted views (no ll.stride), added in tap order.
 // TAPS-LABEL: func.func @avg_pool(
 // TAPS-NOT:     ll.stride
 // TAPS:         ll.shrink %x starts [0, 0, 2, 2] limits [2, 3, 8, 8]
 // TAPS-COUNT-8: ll.add
-// TAPS-NEXT:    %[[K:.*]] = ll.const 0.111111111{{[0-9]*}} : tensor<2x3x6x6xf32>
-// TAPS-NEXT:    %[[R:.*]] = ll.mul %{{.*}}, %[[K]] : tensor<2x3x6x6xf32>
+// TAPS-NEXT:    %[[K:.*]] = ll.const 9.0 : tensor<2x3x6x6xf32>
+// TAPS-NEXT:    %[[R:.*]] = ll.div %{{.*}}, %[[K]] : tensor<2x3x6x6xf32>
 // TAPS-NEXT:    func.return %[[R]] : tensor<2x3x6x6xf32>
 
 // -----

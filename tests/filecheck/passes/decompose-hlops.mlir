@@ -25,7 +25,8 @@ func.func @sub(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:    %[[R:.*]] = ll.add %a, %[[NEG]] : tensor<4xf32>
 // CHECK-NEXT:    func.return %[[R]] : tensor<4xf32>
 
-// div = mul(a, reciprocal b); f16 and bf16 compute it in f32 and round once.
+// div = ll.div, numpy's correctly rounded quotient (not a * (1 / b), up to an ulp off);
+// f16 and bf16 compute it in f32 and round once.
 func.func @div(%a: tensor<4xf32>, %b: tensor<4xf32>, %h: tensor<4xf16>, %k: tensor<4xf16>)
     -> (tensor<4xf32>, tensor<4xf16>) {
   %r = hl.div %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
@@ -33,12 +34,10 @@ func.func @div(%a: tensor<4xf32>, %b: tensor<4xf32>, %h: tensor<4xf16>, %k: tens
   func.return %r, %q : tensor<4xf32>, tensor<4xf16>
 }
 // CHECK-LABEL: func.func @div(
-// CHECK-NEXT:    %[[INV:.*]] = ll.reciprocal %b : tensor<4xf32>
-// CHECK-NEXT:    %[[R:.*]] = ll.mul %a, %[[INV]] : tensor<4xf32>
+// CHECK-NEXT:    %[[R:.*]] = ll.div %a, %b : tensor<4xf32>
 // CHECK-NEXT:    %[[H:.*]] = ll.cast %h : tensor<4xf16> -> tensor<4xf32>
 // CHECK-NEXT:    %[[K:.*]] = ll.cast %k : tensor<4xf16> -> tensor<4xf32>
-// CHECK-NEXT:    %[[KINV:.*]] = ll.reciprocal %[[K]] : tensor<4xf32>
-// CHECK-NEXT:    %[[Q32:.*]] = ll.mul %[[H]], %[[KINV]] : tensor<4xf32>
+// CHECK-NEXT:    %[[Q32:.*]] = ll.div %[[H]], %[[K]] : tensor<4xf32>
 // CHECK-NEXT:    %[[Q:.*]] = ll.cast %[[Q32]] : tensor<4xf32> -> tensor<4xf16>
 // CHECK-NEXT:    func.return %[[R]], %[[Q]] : tensor<4xf32>, tensor<4xf16>
 
@@ -103,7 +102,7 @@ func.func @min(%x: tensor<3x4xf32>) -> tensor<3xf32> {
 // CHECK-NEXT:    %[[R:.*]] = ll.neg %[[D]] : tensor<3xf32>
 // CHECK-NEXT:    func.return %[[R]] : tensor<3xf32>
 
-// mean = sum * (1 / n), keepdim keeps ll.reduce's 1s. An f32 var takes one pass over
+// mean = sum / n, keepdim keeps ll.reduce's 1s. An f32 var takes one pass over
 // x: with k = x's first element along the axes (0 if not finite) and d = x - k in f64 (exact),
 // one sum of the stacked pair (d, d^2) gives sum(d) and sum(d^2); the variance is
 // max(sum(d^2) - sum(d)^2 / n, 0), rounded to f32, over n - 1.
@@ -115,8 +114,7 @@ func.func @mean_var(%x: tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<4xf32>) {
 // CHECK-LABEL: func.func @mean_var(
 // CHECK-NEXT:    %[[S:.*]] = ll.reduce sum %x axes [1] : tensor<3x4xf32> -> tensor<3x1xf32>
 // CHECK-NEXT:    %[[N:.*]] = ll.const 4.0 : tensor<3x1xf32>
-// CHECK-NEXT:    %[[INV:.*]] = ll.reciprocal %[[N]] : tensor<3x1xf32>
-// CHECK-NEXT:    %[[M:.*]] = ll.mul %[[S]], %[[INV]] : tensor<3x1xf32>
+// CHECK-NEXT:    %[[M:.*]] = ll.div %[[S]], %[[N]] : tensor<3x1xf32>
 // CHECK-NEXT:    %[[K:.*]] = ll.shrink %x starts [0, 0] limits [1, 4] : tensor<3x4xf32> -> tensor<1x4xf32>
 // CHECK:         %[[FINITE:.*]] = ll.cmpeq
 // CHECK:         %[[SHIFT:.*]] = ll.where %[[FINITE]], %[[K]], %{{.*}} : tensor<1x4xi1>, tensor<1x4xf32>
@@ -132,8 +130,7 @@ func.func @mean_var(%x: tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<4xf32>) {
 // CHECK:         %[[SPREAD:.*]] = ll.max %{{.*}}, %{{.*}} : tensor<1x4xf64>
 // CHECK-NEXT:    %[[S32:.*]] = ll.cast %[[SPREAD]] : tensor<1x4xf64> -> tensor<1x4xf32>
 // CHECK-NEXT:    %[[DIV:.*]] = ll.const 2.0 : tensor<1x4xf32>
-// CHECK-NEXT:    %[[DINV:.*]] = ll.reciprocal %[[DIV]] : tensor<1x4xf32>
-// CHECK-NEXT:    %[[V1:.*]] = ll.mul %[[S32]], %[[DINV]] : tensor<1x4xf32>
+// CHECK-NEXT:    %[[V1:.*]] = ll.div %[[S32]], %[[DIV]] : tensor<1x4xf32>
 // CHECK-NEXT:    %[[V:.*]] = ll.reshape %[[V1]] : tensor<1x4xf32> -> tensor<4xf32>
 // CHECK-NEXT:    func.return %[[M]], %[[V]] : tensor<3x1xf32>, tensor<4xf32>
 
@@ -188,8 +185,7 @@ func.func @half_sum_mean(%x: tensor<3x4xf16>) -> (tensor<3xf16>, tensor<4xbf16>,
 // CHECK-NEXT:    %[[MS:.*]] = ll.reduce sum %[[BW]] axes [0] : tensor<3x4xf32> -> tensor<1x4xf32>
 // CHECK-NEXT:    %[[MSD:.*]] = ll.reshape %[[MS]] : tensor<1x4xf32> -> tensor<4xf32>
 // CHECK-NEXT:    %[[MN:.*]] = ll.const 3.0 : tensor<4xf32>
-// CHECK-NEXT:    %[[MINV:.*]] = ll.reciprocal %[[MN]] : tensor<4xf32>
-// CHECK-NEXT:    %[[M:.*]] = ll.mul %[[MSD]], %[[MINV]] : tensor<4xf32>
+// CHECK-NEXT:    %[[M:.*]] = ll.div %[[MSD]], %[[MN]] : tensor<4xf32>
 // CHECK-NEXT:    %[[MH:.*]] = ll.cast %[[M]] : tensor<4xf32> -> tensor<4xbf16>
 // CHECK-NEXT:    %[[X:.*]] = ll.reduce max %x axes [1] : tensor<3x4xf16> -> tensor<3x1xf16>
 // CHECK-NEXT:    %[[XD:.*]] = ll.reshape %[[X]] : tensor<3x1xf16> -> tensor<3xf16>
@@ -210,8 +206,7 @@ func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 // CHECK-NEXT:    %[[E:.*]] = ll.exp2 %[[Y]] : tensor<2x5xf32>
 // CHECK-NEXT:    %[[S:.*]] = ll.reduce sum %[[E]] axes [1] : tensor<2x5xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    %[[SE:.*]] = ll.expand %[[S]] : tensor<2x1xf32> -> tensor<2x5xf32>
-// CHECK-NEXT:    %[[INV:.*]] = ll.reciprocal %[[SE]] : tensor<2x5xf32>
-// CHECK-NEXT:    %[[R:.*]] = ll.mul %[[E]], %[[INV]] : tensor<2x5xf32>
+// CHECK-NEXT:    %[[R:.*]] = ll.div %[[E]], %[[SE]] : tensor<2x5xf32>
 // CHECK-NEXT:    func.return %[[R]] : tensor<2x5xf32>
 
 // matmul: (.., n, k, 1) and (.., 1, k, m) views, multiplied and summed over k.

@@ -112,6 +112,14 @@ def mul_vjp(op: Operation, g: SSAValue, b: LLBuilder) -> Cotangents:
     return [b.mul(g, y), b.mul(g, x)]
 
 
+@register_vjp(ll.DivOp)
+def div_vjp(op: Operation, g: SSAValue, b: LLBuilder) -> Cotangents:
+    """d(x/y) = dx / y - dy * (x/y) / y."""
+    y, quotient = op.operands[1], op.results[0]
+    over_y = b.div(g, y)
+    return [over_y, b.neg(b.mul(over_y, quotient))]
+
+
 def tie_split(b: LLBuilder, g: SSAValue, wins: SSAValue, ties: SSAValue) -> SSAValue:
     """g where `wins`, g/2 where `ties`, else 0."""
     zero = b.const(0.0, g)

@@ -210,6 +210,11 @@ def _reciprocal(b: BodyBuilder, args: list[SSAValue], element: Attribute,
     return b.add(arith.DivfOp(b.constant(1.0, element), args[0]))
 
 
+def _divide(b: BodyBuilder, args: list[SSAValue], element: Attribute,
+            sources: list[Attribute]) -> SSAValue:
+    return b.add(arith.DivfOp(*args))
+
+
 def _max(b: BodyBuilder, args: list[SSAValue], element: Attribute,
          sources: list[Attribute]) -> SSAValue:
     if dtypes.is_float(element):
@@ -322,6 +327,7 @@ SCALAR: dict[type[Operation], Emit] = {
     ll.AddOp: _float_or_int(arith.AddfOp, arith.AddiOp),
     ll.MulOp: _float_or_int(arith.MulfOp, arith.MuliOp),
     ll.MaxOp: _max,
+    ll.DivOp: _divide,
     ll.IDivOp: _idiv,
     ll.ModOp: _mod,
     ll.CmpLtOp: _compare("olt", "slt", "ult"),

@@ -213,7 +213,7 @@ class MaxPool2dToMax(RewritePattern):
 
 
 class AvgPool2dToSum(RewritePattern):
-    """Windows of the zero-padded input, summed over (KH, KW), times 1 / (KH * KW); with
+    """Windows of the zero-padded input, summed over (KH, KW), over KH * KW; with
     `views`, a small window's taps as views, added elementwise in tap order."""
 
     def __init__(self, views: bool = True):
@@ -224,8 +224,8 @@ class AvgPool2dToSum(RewritePattern):
         b = LLBuilder(rewriter, like=op)
         x = pad_hw(b, op.input, ints(op.padding), 0.0)
         total = fold_windows(b, x, op, self.views, b.add, b.sum)
-        scale = b.const(1.0 / math.prod(ints(op.kernel)), like=total)
-        rewriter.replace(op, [], [b.mul(total, scale)])
+        cells = b.const(float(math.prod(ints(op.kernel))), like=total)
+        rewriter.replace(op, [], [b.div(total, cells)])
 
 
 @register_pass

@@ -88,7 +88,7 @@ def sub(b: B, x: V, y: V) -> V:
 
 @in_f32
 def div(b: B, x: V, y: V) -> V:
-    return b.mul(x, b.reciprocal(y))
+    return b.div(x, y)
 
 
 def minimum(b: B, x: V, y: V) -> V:

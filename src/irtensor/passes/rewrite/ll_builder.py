@@ -83,6 +83,9 @@ class LLBuilder:
     def max(self, x: SSAValue, y: SSAValue) -> SSAValue:
         return self.emit(ll.MaxOp(x, y))
 
+    def div(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        return self.emit(ll.DivOp(x, y))
+
     def idiv(self, x: SSAValue, y: SSAValue) -> SSAValue:
         return self.emit(ll.IDivOp(x, y))
 

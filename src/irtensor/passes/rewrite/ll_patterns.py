@@ -212,6 +212,15 @@ class MaxIdentity(RewritePattern):
             rewriter.replace(op, [], [x])
 
 
+class DivOne(RewritePattern):
+    """x / 1 -> x (exact for every x, NaN included)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ll.DivOp, rewriter: PatternRewriter) -> None:
+        if is_const(op.rhs, is_one):
+            rewriter.replace(op, [], [op.lhs])
+
+
 class IntDivisionIdentity(RewritePattern):
     """x idiv 1 -> x; x mod 1 -> 0; x idiv 0 -> 0 and x mod 0 -> 0 (numpy's results)."""
 
@@ -382,6 +391,7 @@ _BY_OP: dict[type[Operation], tuple[RewritePattern, ...]] = {
     ll.AddOp: (AddZero(),),
     ll.MulOp: (MulOne(),),
     ll.MaxOp: (MaxIdentity(),),
+    ll.DivOp: (DivOne(),),
     ll.IDivOp: (IntDivisionIdentity(),),
     ll.ModOp: (IntDivisionIdentity(),),
     ll.CmpLtOp: (CompareSame(),),
