@@ -85,7 +85,7 @@ def _tree(fold: Any, values: list[Tensor]) -> Tensor:
     return values[0]
 
 
-def _window_means(size: Sequence[int], k: Sequence[int], s: Sequence[int], d: Sequence[int],
+def _window_counts(size: Sequence[int], k: Sequence[int], s: Sequence[int], d: Sequence[int],
                  low: Sequence[int], high: Sequence[int],
                  counted: Sequence[tuple[int, int]]) -> np.ndarray:
     """The (OH, OW) count of each 2-D window's taps that fall in the `counted` ranges (one
@@ -211,7 +211,7 @@ class NNMixin:
         h, w = x.shape[-2:]
         counted = ((-top, h + bottom), (-left, w + right)) if count_include_pad else \
             ((0, h), (0, w))
-        counts = _window_means((h, w), k, s, d, (top, left), full[2:], counted)
+        counts = _window_counts((h, w), k, s, d, (top, left), full[2:], counted)
         # the pool's mean times KH * KW is its sum again (exactly, but for an ulp where
         # the mean rounded), divided once by the count as torch's and numpy's averages
         return out * float(k[0] * k[1]) / type(x)(counts, device=x.device).cast(x.dtype)
