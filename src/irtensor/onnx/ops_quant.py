@@ -175,8 +175,7 @@ def qlinear_conv(node: Node) -> list[Value]:
         y = y + node.tensor(7).cast("float64")
     if dtype not in (np.dtype(np.uint8), np.dtype(np.int8)):
         raise node.error(f"QLinearConv to {dtype} is not supported (uint8 and int8 are)")
-    low, high = RANGES[dtype]
-    return [y.clip(low, high).round().cast(dtype)]
+    return [_saturate(y.round(), dtype)]
 
 
 __all__ = [
